@@ -1,0 +1,64 @@
+# Athar: `make run` serves the app on SQLite with demo data; `make test` runs the suite.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+VENV      := .venv
+PY        := $(VENV)/bin/python
+DATA_DIR  := $(or $(ATHAR_DATA_DIR),var)
+PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
+JOBS      ?= auto
+export ATHAR_DATA_DIR := $(DATA_DIR)
+
+.PHONY: help run test lint migrations-check test-sqlite test-postgres messages clean
+
+help:
+	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
+	@echo "make test   - ruff, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
+
+# The virtualenv is rebuilt whenever pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml
+	@PYTHON=$${PYTHON:-$$(tools/find-python)} || exit 1; \
+	  echo "Using $$PYTHON ($$($$PYTHON --version))"; \
+	  [ -x $(PY) ] || $$PYTHON -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade "pip>=25.1"
+	$(PY) -m pip install --quiet -e . --group dev
+	@touch $@
+
+run: $(VENV)/.installed
+	@mkdir -p $(DATA_DIR)
+	$(PY) manage.py migrate --no-input
+	$(PY) manage.py seed_demo
+	$(PY) manage.py runserver 127.0.0.1:8000
+
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+migrations-check: $(VENV)/.installed
+	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
+
+test-sqlite: $(VENV)/.installed
+	DATABASE_URL=sqlite:///:memory: ATHAR_TEST_EXPECT_VENDOR=sqlite \
+	  $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
+
+# PostgreSQL runs when reachable; REQUIRE_POSTGRES=1 turns "unreachable" into a failure.
+test-postgres: $(VENV)/.installed
+	@if $(PY) tools/db_reachable.py "$(PG_URL)"; then \
+	  echo "PostgreSQL reachable: running the suite on it"; \
+	  DATABASE_URL="$(PG_URL)" ATHAR_TEST_EXPECT_VENDOR=postgresql \
+	    $(PY) -m pytest -n $(JOBS) -p no:cacheprovider; \
+	elif [ "$(REQUIRE_POSTGRES)" = "1" ]; then \
+	  echo "REQUIRE_POSTGRES=1 but PostgreSQL at $(PG_URL) is unreachable" >&2; exit 1; \
+	else \
+	  echo "PostgreSQL not reachable at $(PG_URL): skipping the PostgreSQL run"; \
+	fi
+
+test: lint migrations-check test-sqlite test-postgres
+
+messages: $(VENV)/.installed
+	cd casefiles && ../$(PY) ../manage.py makemessages -l ar --no-obsolete \
+	  --ignore "../.venv/*" --ignore "../var/*"
+	$(PY) manage.py compilemessages -l ar --ignore ".venv/*"
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,202 @@
+"""The one access policy of Athar.
+
+Every read of case data goes through ``visible_to(user)`` on a model's manager, and every
+permission question through ``can(user, action, obj)``. Non-members must not learn that a
+case exists: views turn a refusal into 404 via ``get_case_for_user``.
+
+A system admin manages memberships and reads the audit log, but sees no case content
+unless they are a member of the case themselves (least privilege).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.http import Http404
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+    from .models import Case
+
+    User = AbstractBaseUser | AnonymousUser
+
+ADMIN_GROUP = "Admin"
+INVESTIGATOR_GROUP = "Investigator"
+LAWYER_GROUP = "Lawyer"
+SYSTEM_GROUPS = (INVESTIGATOR_GROUP, LAWYER_GROUP, ADMIN_GROUP)
+
+
+class Role(models.TextChoices):
+    LEAD = "lead", _("Lead")
+    INVESTIGATOR = "investigator", _("Investigator")
+    LAWYER = "lawyer", _("Lawyer")
+    OBSERVER = "observer", _("Observer")
+
+
+class Action:
+    """Names of the things a user may do; the matrix below says who may."""
+
+    VIEW_CASE = "case.view"
+    EDIT_CASE = "case.edit"
+    VIEW_MEMBERS = "case.view_members"
+    MANAGE_MEMBERS = "case.manage_members"
+    VIEW_CASE_AUDIT = "case.view_audit"
+    ADD_EVIDENCE = "evidence.add"
+    RECORD_CUSTODY = "evidence.record_custody"
+    REVIEW = "evidence.review"
+    ADD_PEOPLE = "people.add"
+    REVEAL_IDENTITY = "people.reveal_identity"
+    ADD_TESTIMONY = "testimony.add"
+    APPROVE = "review.approve"
+    EXPORT = "disclosure.export"
+    VIEW_AUDIT = "audit.view"  # the whole log: system admins only
+
+
+_MEMBER_READ = {Action.VIEW_CASE, Action.VIEW_MEMBERS}
+
+ROLE_ACTIONS: dict[str, frozenset[str]] = {
+    Role.LEAD: frozenset(
+        _MEMBER_READ
+        | {
+            Action.EDIT_CASE,
+            Action.MANAGE_MEMBERS,
+            Action.VIEW_CASE_AUDIT,
+            Action.ADD_EVIDENCE,
+            Action.RECORD_CUSTODY,
+            Action.REVIEW,
+            Action.ADD_PEOPLE,
+            Action.REVEAL_IDENTITY,
+            Action.ADD_TESTIMONY,
+            Action.APPROVE,
+            Action.EXPORT,
+        }
+    ),
+    Role.INVESTIGATOR: frozenset(
+        _MEMBER_READ
+        | {
+            Action.ADD_EVIDENCE,
+            Action.RECORD_CUSTODY,
+            Action.ADD_PEOPLE,
+            Action.REVEAL_IDENTITY,
+            Action.ADD_TESTIMONY,
+        }
+    ),
+    Role.LAWYER: frozenset(_MEMBER_READ | {Action.REVIEW, Action.APPROVE, Action.EXPORT}),
+    Role.OBSERVER: frozenset(_MEMBER_READ),
+}
+
+# What a system admin may do without being a member: manage access, read the log.
+ADMIN_ACTIONS = frozenset({Action.MANAGE_MEMBERS, Action.VIEW_AUDIT})
+
+# Which system group a user needs before being given a case role.
+ROLE_GROUPS: dict[str, frozenset[str]] = {
+    Role.LEAD: frozenset({INVESTIGATOR_GROUP, LAWYER_GROUP}),
+    Role.INVESTIGATOR: frozenset({INVESTIGATOR_GROUP}),
+    Role.LAWYER: frozenset({LAWYER_GROUP}),
+    Role.OBSERVER: frozenset(),
+}
+
+
+def _is_active_user(user: User | None) -> bool:
+    return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+def is_system_admin(user: User | None) -> bool:
+    if not _is_active_user(user):
+        return False
+    return user.is_superuser or user.groups.filter(name=ADMIN_GROUP).exists()
+
+
+def active_membership_q(prefix: str = "") -> Q:
+    """Memberships in force now: not revoked and not expired."""
+    now = timezone.now()
+    return Q(**{f"{prefix}revoked_at__isnull": True}) & (
+        Q(**{f"{prefix}expires_at__isnull": True}) | Q(**{f"{prefix}expires_at__gt": now})
+    )
+
+
+def visible_case_ids(user: User | None) -> models.QuerySet:
+    """A subquery of the ids of the cases ``user`` is a member of now."""
+    from .models import Membership
+
+    if not _is_active_user(user):
+        return Membership.objects.none().values("case_id")
+    return Membership.objects.filter(active_membership_q(), user=user).values("case_id")
+
+
+def role_in(user: User | None, case: Case) -> str | None:
+    """The user's role in the case now, or None."""
+    if not _is_active_user(user):
+        return None
+    if getattr(case, "viewer_id", None) == user.pk:  # annotated by get_case_for_user
+        return case.viewer_role
+    from .models import Membership
+
+    return (
+        Membership.objects.filter(active_membership_q(), user=user, case=case)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def _case_of(obj: Any) -> Case | None:
+    from .models import Case
+
+    if obj is None or isinstance(obj, Case):
+        return obj
+    return getattr(obj, "case", None)
+
+
+def can(user: User | None, action: str, obj: Any = None) -> bool:
+    """May ``user`` do ``action`` on ``obj`` (a case, a case-owned object, or None)?"""
+    if not _is_active_user(user):
+        return False
+    if action in ADMIN_ACTIONS and is_system_admin(user):
+        return True
+    case = _case_of(obj)
+    if case is None:
+        return False
+    role = role_in(user, case)
+    return role is not None and action in ROLE_ACTIONS[role]
+
+
+def get_case_for_user(user: User | None, reference: str, action: str = Action.VIEW_CASE) -> Case:
+    """The case with this reference if ``user`` may do ``action`` on it; 404 otherwise.
+
+    A refusal is a 404, never a 403, so that outsiders cannot probe which cases exist.
+    """
+    from .models import Case, Membership
+
+    role = Membership.objects.filter(
+        active_membership_q(), user=user, case=models.OuterRef("pk")
+    ).values("role")[:1]
+    case = (
+        Case.objects.visible_to(user)
+        .filter(reference=reference)
+        .annotate(viewer_role=models.Subquery(role))
+        .first()
+    )
+    if case is None:
+        raise Http404
+    case.viewer_id = user.pk
+    if not can(user, action, case):
+        raise Http404
+    return case
+
+
+def check_role_allowed(user: Any, role: str) -> None:
+    """Raise ValidationError unless ``user`` may be given ``role`` in a case."""
+    if not user.is_active:
+        raise ValidationError(_("An inactive account cannot be given access to a case."))
+    needed = ROLE_GROUPS[role]
+    if needed and not user.groups.filter(name__in=needed).exists():
+        raise ValidationError(
+            _("The role “%(role)s” needs an account in the group %(groups)s."),
+            params={"role": Role(role).label, "groups": " / ".join(sorted(needed))},
+        )

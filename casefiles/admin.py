@@ -1,0 +1,121 @@
+"""Django admin for cases and memberships; audit entries are read-only here.
+
+Every change goes through the services so it is validated and audited like any other.
+An admin sees a case's reference and title (to manage access), never its summary.
+"""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from . import access, services
+from .models import AuditEntry, Case, Membership
+
+
+class CaseAdminForm(forms.ModelForm):
+    class Meta:
+        model = Case
+        fields = ["reference", "title", "status", "sensitivity", "jurisdiction"]
+
+
+@admin.register(Case)
+class CaseAdmin(admin.ModelAdmin):
+    form = CaseAdminForm
+    list_display = ["reference", "title", "status", "sensitivity", "created_at"]
+    list_filter = ["status", "sensitivity"]
+    search_fields = ["reference", "title"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["reference"] if obj else []
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_model(self, request, obj, form, change):
+        data = {f: form.cleaned_data[f] for f in form.Meta.fields if f in form.cleaned_data}
+        if change:
+            data.pop("reference", None)
+            services.update_case(actor=request.user, case=obj, **data)
+        else:
+            case = services.create_case(actor=request.user, **data)
+            obj.pk, obj._state.adding = case.pk, False
+
+
+class MembershipAdminForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ["user", "case", "role", "expires_at"]
+
+    def clean(self):
+        data = super().clean()
+        user, role = data.get("user"), data.get("role")
+        if user is not None and role:
+            try:
+                access.check_role_allowed(user, role)
+            except ValidationError as exc:
+                self.add_error("role", exc)
+        return data
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipAdminForm
+    list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
+    list_filter = ["role", "case"]
+    list_select_related = ["user", "case", "granted_by"]
+    search_fields = ["user__username", "case__reference"]
+    actions = ["revoke"]
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = ["granted_by", "granted_at", "revoked_at", "revoked_by"]
+        return ["user", "case", *fixed] if obj else fixed
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # memberships are revoked, never deleted: they are history
+
+    def save_model(self, request, obj, form, change):
+        data = form.cleaned_data
+        if change:
+            services.update_membership(
+                actor=request.user,
+                membership=obj,
+                role=data["role"],
+                expires_at=data.get("expires_at"),
+            )
+        else:
+            granted = services.grant_membership(
+                actor=request.user,
+                case=data["case"],
+                user=data["user"],
+                role=data["role"],
+                expires_at=data.get("expires_at"),
+            )
+            obj.pk, obj._state.adding = granted.pk, False
+
+    @admin.action(description=_("Revoke the selected memberships now"))
+    def revoke(self, request, queryset):
+        for membership in queryset.filter(revoked_at__isnull=True).select_related("case", "user"):
+            services.revoke_membership(actor=request.user, membership=membership)
+        self.message_user(request, _("Access revoked."), messages.SUCCESS)
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    list_display = ["seq", "at", "actor_label", "action", "target_type", "target_label", "case"]
+    list_filter = ["action"]
+    list_select_related = ["case"]
+    search_fields = ["actor_label", "target_label", "action"]
+    show_full_result_count = False
+
+    def get_queryset(self, request):
+        return AuditEntry.objects.visible_to(request.user)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,82 @@
+"""Database-level guards: triggers that make a table append-only.
+
+Used from migrations through the ``AppendOnly`` operation, for audit entries now and for
+custody events and testimony versions later. PostgreSQL refuses UPDATE, DELETE and
+TRUNCATE (row triggers do not fire on TRUNCATE, hence the statement trigger); SQLite
+refuses UPDATE and DELETE with ``RAISE(ABORT, ...)``.
+"""
+
+from __future__ import annotations
+
+from django.db.migrations.operations.base import Operation
+
+_PG_FUNCTION = """
+CREATE OR REPLACE FUNCTION athar_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION USING
+        MESSAGE = 'athar: ' || TG_OP || ' on ' || TG_TABLE_NAME || ' refused: append-only',
+        ERRCODE = 'insufficient_privilege';
+END
+$$
+"""
+
+
+def install_sql(vendor: str, table: str) -> list[str]:
+    if vendor == "postgresql":
+        return [
+            _PG_FUNCTION,
+            f'CREATE TRIGGER "{table}_append_only_row" BEFORE UPDATE OR DELETE ON "{table}" '
+            "FOR EACH ROW EXECUTE FUNCTION athar_append_only()",
+            f'CREATE TRIGGER "{table}_append_only_truncate" BEFORE TRUNCATE ON "{table}" '
+            "FOR EACH STATEMENT EXECUTE FUNCTION athar_append_only()",
+        ]
+    if vendor == "sqlite":
+        return [
+            f'CREATE TRIGGER "{table}_append_only_{op.lower()}" BEFORE {op} ON "{table}" '
+            f"BEGIN SELECT RAISE(ABORT, 'athar: {op} on {table} refused: append-only'); END"
+            for op in ("UPDATE", "DELETE")
+        ]
+    raise NotImplementedError(f"No append-only guard for the {vendor} backend.")
+
+
+def remove_sql(vendor: str, table: str) -> list[str]:
+    if vendor == "postgresql":
+        return [
+            f'DROP TRIGGER IF EXISTS "{table}_append_only_{name}" ON "{table}"'
+            for name in ("row", "truncate")
+        ]
+    return [f'DROP TRIGGER IF EXISTS "{table}_append_only_{op}"' for op in ("update", "delete")]
+
+
+class AppendOnly(Operation):
+    """Migration operation: install the append-only triggers on a model's table."""
+
+    reversible = True
+    reduces_to_sql = True
+
+    def __init__(self, model_name: str) -> None:
+        self.model_name = model_name
+
+    def deconstruct(self):
+        return self.__class__.__qualname__, [self.model_name], {}
+
+    def state_forwards(self, app_label, state) -> None:
+        pass
+
+    def _run(self, sql_for, app_label, schema_editor, state) -> None:
+        table = state.apps.get_model(app_label, self.model_name)._meta.db_table
+        for sql in sql_for(schema_editor.connection.vendor, table):
+            schema_editor.execute(sql, params=None)
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        self._run(install_sql, app_label, schema_editor, to_state)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        self._run(remove_sql, app_label, schema_editor, from_state)
+
+    def describe(self) -> str:
+        return f"Make {self.model_name} append-only with database triggers"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.model_name.lower()}_append_only"

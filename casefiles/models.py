@@ -1,0 +1,149 @@
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from .access import Role
+from .querysets import AuditEntryQuerySet, CaseQuerySet, MembershipQuerySet
+
+reference_validator = RegexValidator(
+    r"^[A-Z0-9][A-Z0-9-]{2,31}$",
+    _("Use 3 to 32 capital letters, digits and hyphens, e.g. SYR-2014-001."),
+)
+
+
+class Case(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        REVIEW = "review", _("In review")
+        CLOSED = "closed", _("Closed")
+        ARCHIVED = "archived", _("Archived")
+
+    class Sensitivity(models.TextChoices):
+        INTERNAL = "internal", _("Internal")
+        CONFIDENTIAL = "confidential", _("Confidential")
+        STRICT = "strict", _("Strictly confidential")
+
+    reference = models.CharField(
+        _("reference"), max_length=32, unique=True, validators=[reference_validator]
+    )
+    title = models.CharField(_("title"), max_length=200)
+    summary = models.TextField(_("summary"), blank=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.OPEN
+    )
+    sensitivity = models.CharField(
+        _("sensitivity"),
+        max_length=16,
+        choices=Sensitivity.choices,
+        default=Sensitivity.CONFIDENTIAL,
+    )
+    jurisdiction = models.CharField(_("jurisdiction"), max_length=100, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    objects = CaseQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["reference"]
+        verbose_name = _("case")
+        verbose_name_plural = _("cases")
+
+    def __str__(self) -> str:
+        return self.reference
+
+    def get_absolute_url(self) -> str:
+        return reverse("casefiles:case_detail", args=[self.reference])
+
+
+class Membership(models.Model):
+    """A user's role in a case. Revoked and expired memberships stay as history."""
+
+    Role = Role
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, related_name="case_memberships"
+    )
+    case = models.ForeignKey(Case, models.PROTECT, related_name="memberships")
+    role = models.CharField(_("role"), max_length=16, choices=Role.choices)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    granted_at = models.DateTimeField(_("granted at"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    objects = MembershipQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["case", "user"]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "case"],
+                condition=models.Q(revoked_at__isnull=True),
+                name="one_unrevoked_membership_per_user_and_case",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.case} · {self.get_role_display()}"
+
+
+class AuditEntry(models.Model):
+    """One link of the tamper-evident audit chain. Written only by ``audit.record``.
+
+    ``hash = SHA-256(prev_hash || canonical JSON of the entry)``; see docs/audit-log.md.
+    """
+
+    seq = models.BigIntegerField(primary_key=True)
+    at = models.DateTimeField(db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=64, db_index=True)
+    target_type = models.CharField(max_length=100, blank=True)
+    target_id = models.CharField(max_length=64, blank=True)
+    target_label = models.CharField(max_length=200, blank=True)
+    case = models.ForeignKey(
+        Case, models.PROTECT, null=True, blank=True, related_name="audit_entries"
+    )
+    details = models.JSONField(default=dict, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+    prev_hash = models.CharField(max_length=64, unique=True)
+    hash = models.CharField(max_length=64, unique=True)
+
+    objects = AuditEntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["seq"]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
+        indexes = [
+            models.Index(fields=["case", "seq"], name="audit_case_seq"),
+            models.Index(fields=["actor", "seq"], name="audit_actor_seq"),
+            models.Index(fields=["target_type", "target_id"], name="audit_target"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.action}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Audit entries are append-only: they cannot be changed.")
+        if not getattr(self, "_via_record", False):
+            raise TypeError("Audit entries are written only through casefiles.audit.record().")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Audit entries are append-only: they cannot be deleted.")

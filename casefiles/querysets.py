@@ -1,0 +1,56 @@
+"""Permission-aware querysets: every read of case data starts from ``visible_to(user)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from . import access
+
+
+class CaseQuerySet(models.QuerySet):
+    def visible_to(self, user: Any) -> CaseQuerySet:
+        return self.filter(pk__in=access.visible_case_ids(user))
+
+
+class CaseScopedQuerySet(models.QuerySet):
+    """Base for every model owned by a case; ``case_field`` names the path to it."""
+
+    case_field = "case"
+
+    def visible_to(self, user: Any) -> models.QuerySet:
+        return self.filter(**{f"{self.case_field}__in": access.visible_case_ids(user)})
+
+
+class MembershipQuerySet(CaseScopedQuerySet):
+    def active(self) -> MembershipQuerySet:
+        return self.filter(access.active_membership_q())
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    """Refuses bulk changes; the database triggers refuse them too."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise TypeError(f"{self.model.__name__} is append-only: rows cannot be deleted.")
+
+    def bulk_update(self, *args: Any, **kwargs: Any) -> int:
+        raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
+
+
+class AuditEntryQuerySet(AppendOnlyQuerySet):
+    def visible_to(self, user: Any) -> AuditEntryQuerySet:
+        """System admins read the whole log; a case lead reads their case's entries."""
+        if access.is_system_admin(user):
+            return self
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        from .models import Membership
+
+        led = Membership.objects.filter(
+            access.active_membership_q(), user=user, role=access.Role.LEAD
+        ).values("case_id")
+        return self.filter(case__in=led)

@@ -1,0 +1,234 @@
+"""Athar settings: every knob comes from the environment, in this one module.
+
+ATHAR_ENV            development (default) or production
+ATHAR_DATA_DIR       development secret, SQLite file and stored evidence (default: var/)
+DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
+ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
+ATHAR_SECRET_KEY     required in production; generated once into the data dir otherwise
+ATHAR_ALLOWED_HOSTS  comma-separated host names (required in production)
+"""
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
+from django.utils.translation import gettext_lazy as _
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+ATHAR_ENV = os.environ.get("ATHAR_ENV", "development")
+if ATHAR_ENV not in {"development", "production"}:
+    raise ImproperlyConfigured("ATHAR_ENV must be 'development' or 'production'.")
+PRODUCTION = ATHAR_ENV == "production"
+
+DATA_DIR = Path(os.environ.get("ATHAR_DATA_DIR") or BASE_DIR / "var").resolve()
+STORAGE_ROOT = Path(os.environ.get("ATHAR_STORAGE_ROOT") or DATA_DIR / "evidence").resolve()
+
+
+def _env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def _development_secret_key() -> str:
+    """Read the development key from the data dir, creating it once (never in production)."""
+    path = DATA_DIR / "secret_key"
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(50)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process won the race: use its key
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key
+
+
+if PRODUCTION:
+    SECRET_KEY = os.environ.get("ATHAR_SECRET_KEY", "")
+    if len(SECRET_KEY) < 50:
+        raise ImproperlyConfigured("ATHAR_SECRET_KEY (50+ random characters) is required.")
+    ALLOWED_HOSTS = _env_list("ATHAR_ALLOWED_HOSTS")
+    if not ALLOWED_HOSTS:
+        raise ImproperlyConfigured("ATHAR_ALLOWED_HOSTS is required in production.")
+    DEBUG = False
+else:
+    SECRET_KEY = os.environ.get("ATHAR_SECRET_KEY") or _development_secret_key()
+    ALLOWED_HOSTS = _env_list("ATHAR_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+    DEBUG = os.environ.get("ATHAR_DEBUG", "1") == "1"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_filters",
+    "casefiles",
+    "people",
+    "evidence",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "casefiles.middleware.RequestContextMiddleware",
+    "casefiles.middleware.NoStoreMiddleware",
+]
+
+ROOT_URLCONF = "casefiles.urls"
+WSGI_APPLICATION = "casefiles.wsgi.application"
+ASGI_APPLICATION = "casefiles.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.template.context_processors.csp",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "casefiles.context_processors.navigation",
+            ],
+        },
+    },
+]
+
+# Database -----------------------------------------------------------------
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'athar.sqlite3'}",
+        conn_max_age=0 if not PRODUCTION else 60,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers take the database lock when their transaction starts, so appends to the
+    # audit chain are serialised; WAL lets readers go on meanwhile.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Auth -----------------------------------------------------------------------
+PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.Argon2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2SHA1PasswordHasher",
+    "django.contrib.auth.hashers.ScryptPasswordHasher",
+]
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "casefiles:case_list"
+LOGOUT_REDIRECT_URL = "login"
+
+# Internationalisation -----------------------------------------------------------
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
+LOCALE_PATHS = [BASE_DIR / "casefiles" / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# Static files and evidence storage ------------------------------------------------
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "static"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if PRODUCTION
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        )
+    },
+}
+
+# Mail ---------------------------------------------------------------------------
+if PRODUCTION:
+    MAILERS = {
+        "default": {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": os.environ.get("ATHAR_EMAIL_HOST", "localhost"),
+                "port": int(os.environ.get("ATHAR_EMAIL_PORT", "587")),
+                "username": os.environ.get("ATHAR_EMAIL_USER", ""),
+                "password": os.environ.get("ATHAR_EMAIL_PASSWORD", ""),
+                "use_tls": True,
+            },
+        }
+    }
+else:
+    MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
+DEFAULT_FROM_EMAIL = os.environ.get("ATHAR_FROM_EMAIL", "athar@localhost")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+
+# Security headers -------------------------------------------------------------------
+# Nothing is ever loaded from another origin: the app works offline and leaks no visit.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "frame-ancestors": [CSP.NONE],
+    "form-action": [CSP.SELF],
+}
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_AGE = 8 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_HTTPONLY = True
+
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("ATHAR_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = os.environ.get("ATHAR_HSTS_PRELOAD", "1") == "1"
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
+    if os.environ.get("ATHAR_BEHIND_TLS_PROXY") == "1":
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+}

@@ -1,0 +1,1 @@
+"""Evidence items, stored originals, provenance and chain of custody (to come)."""

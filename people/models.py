@@ -1,0 +1,1 @@
+"""Witnesses, victims and sources; testimony and consent (to come)."""
