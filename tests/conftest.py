@@ -1,0 +1,53 @@
+import os
+from types import SimpleNamespace
+
+import pytest
+from django.db import connection
+
+from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role
+from tests.factories import CaseFactory, MembershipFactory, UserFactory
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _database_is_the_one_asked_for(django_db_setup, django_db_blocker):
+    """`make test` names the vendor of each run; a run on the wrong database fails."""
+    expected = os.environ.get("ATHAR_TEST_EXPECT_VENDOR")
+    if expected:
+        assert connection.vendor == expected, f"suite meant for {expected}, got {connection.vendor}"
+
+
+@pytest.fixture
+def case(db):
+    return CaseFactory(reference="SYR-2014-001", title="Detention photographs")
+
+
+@pytest.fixture
+def other_case(db):
+    return CaseFactory(reference="SYR-2013-007", title="Branch testimony")
+
+
+@pytest.fixture
+def cast(db, case):
+    """One user per role in ``case``, plus an outsider and a system admin (no membership)."""
+    lead = UserFactory(username="lead", groups=[INVESTIGATOR_GROUP])
+    investigator = UserFactory(username="investigator", groups=[INVESTIGATOR_GROUP])
+    lawyer = UserFactory(username="lawyer", groups=[LAWYER_GROUP])
+    observer = UserFactory(username="observer")
+    outsider = UserFactory(username="outsider", groups=[INVESTIGATOR_GROUP])
+    admin = UserFactory(username="admin", groups=[ADMIN_GROUP], is_staff=True)
+    for user, role in [
+        (lead, Role.LEAD),
+        (investigator, Role.INVESTIGATOR),
+        (lawyer, Role.LAWYER),
+        (observer, Role.OBSERVER),
+    ]:
+        MembershipFactory(user=user, case=case, role=role)
+    return SimpleNamespace(
+        case=case,
+        lead=lead,
+        investigator=investigator,
+        lawyer=lawyer,
+        observer=observer,
+        outsider=outsider,
+        admin=admin,
+    )
