@@ -1,0 +1,58 @@
+"""A throw-away, fully migrated database for tests that need several processes.
+
+Such tests commit for real, so they work on their own database rather than the test
+database (which is rolled back, and whose append-only tables cannot be flushed).
+"""
+
+import os
+import subprocess
+import sys
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_manage(env, *args, check=True, **kwargs):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), *args],
+        env=env,
+        cwd=ROOT,
+        check=check,
+        capture_output=True,
+        text=True,
+        **kwargs,
+    )
+
+
+@contextmanager
+def scratch_database(tmp_path):
+    """Yield an environment (os.environ plus DATABASE_URL) naming a new, migrated DB."""
+    env = {**os.environ, "ATHAR_DATA_DIR": str(tmp_path / "data")}
+    s = connection.settings_dict
+    if connection.vendor == "postgresql":
+        name = f"athar_scratch_{uuid.uuid4().hex[:12]}"
+        conninfo = psycopg.conninfo.make_conninfo(
+            dbname="postgres",
+            host=s["HOST"] or None,
+            port=s["PORT"] or None,
+            user=s["USER"] or None,
+            password=s["PASSWORD"] or None,
+        )
+        with psycopg.connect(conninfo, autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{name}"')
+        user = f"{s['USER']}{':' + s['PASSWORD'] if s['PASSWORD'] else ''}@" if s["USER"] else ""
+        env["DATABASE_URL"] = f"postgres://{user}{s['HOST']}:{s['PORT'] or 5432}/{name}"
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'scratch.sqlite3'}"
+    try:
+        run_manage(env, "migrate", "--no-input")
+        yield env
+    finally:
+        if connection.vendor == "postgresql":
+            with psycopg.connect(conninfo, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
