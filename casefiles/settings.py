@@ -162,7 +162,9 @@ USE_TZ = True
 # Static files and evidence storage ------------------------------------------------
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = DATA_DIR / "static"
+# Production serves what collectstatic gathered; development serves from the apps.
+STATIC_ROOT = DATA_DIR / "static" if PRODUCTION else None
+WHITENOISE_USE_FINDERS = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,0 +1,106 @@
+"""Walk every URL pattern of the project: login is required everywhere but on the
+sign-in page, the language switch and static files; outsiders get 404 on case URLs."""
+
+import re
+
+import pytest
+from django.conf import settings
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls.resolvers import RegexPattern, RoutePattern
+
+pytestmark = pytest.mark.django_db
+
+PUBLIC = {"login", "set_language"}
+_CONVERTER = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
+_GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?P<body>[^()]*)\)")
+
+
+def _example(pattern, case_ref):
+    """A concrete URL piece matching one pattern, with ``ref`` set to a real case."""
+    if isinstance(pattern, RoutePattern):
+        return _CONVERTER.sub(
+            lambda m: case_ref if m["name"] == "ref" else "1", str(pattern._route)
+        )
+    assert isinstance(pattern, RegexPattern)
+
+    def group(m):
+        alternatives = m["body"].split("|")
+        return alternatives[0] if re.fullmatch(r"[\w-]+", alternatives[0]) else "1"
+
+    piece = _GROUP.sub(group, pattern._regex).lstrip("^").rstrip("$")
+    return piece.replace("\\", "")
+
+
+def _walk(resolver, case_ref, prefix="", names=()):
+    for p in resolver.url_patterns:
+        url = prefix + _example(p.pattern, case_ref)
+        if isinstance(p, URLResolver):
+            yield from _walk(p, case_ref, url, (*names, p.namespace))
+        else:
+            assert isinstance(p, URLPattern)
+            yield "/" + url, p.name, "ref" in str(p.pattern)
+
+
+def _all_urls(case_ref):
+    return list(_walk(get_resolver(), case_ref))
+
+
+def test_the_walk_sees_the_whole_site(case):
+    urls = _all_urls(case.reference)
+    names = {name for _, name, _ in urls}
+    assert {"login", "logout", "case_list", "case_detail", "audit_list", "index"} <= names
+    assert len(urls) > 30  # the Django admin's patterns are walked too
+
+
+def test_every_page_but_sign_in_requires_login(client, case):
+    login_url = reverse(settings.LOGIN_URL)
+    checked = 0
+    for url, name, _ in _all_urls(case.reference):
+        if name in PUBLIC:
+            continue
+        response = client.get(url, follow=True)
+        assert response.redirect_chain, (url, response.status_code)
+        assert response.redirect_chain[-1][0].startswith(login_url), (url, response.redirect_chain)
+        assert response.status_code == 200
+        checked += 1
+    assert checked > 30
+
+
+def test_public_pages_open_without_login(client):
+    assert client.get(reverse("login")).status_code == 200
+    response = client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    assert response.status_code == 302
+    assert client.get("/static/css/athar.css").status_code in (200, 304)
+
+
+def test_outsiders_get_404_on_every_case_url(client, cast):
+    case_urls = [url for url, _, is_case in _all_urls(cast.case.reference) if is_case]
+    assert case_urls
+    client.force_login(cast.outsider)
+    for url in case_urls:
+        assert client.get(url).status_code == 404, url
+    client.force_login(cast.observer)
+    for url in case_urls:
+        assert client.get(url).status_code == 200, url
+
+
+def test_a_system_admin_who_is_no_member_gets_404_on_case_urls(client, cast):
+    client.force_login(cast.admin)
+    for url, _, is_case in _all_urls(cast.case.reference):
+        if is_case:
+            assert client.get(url).status_code == 404, url
+
+
+def test_a_404_looks_the_same_for_an_unknown_and_a_forbidden_case(client, cast):
+    client.force_login(cast.outsider)
+    forbidden = client.get(reverse("casefiles:case_detail", args=[cast.case.reference]))
+    unknown = client.get(reverse("casefiles:case_detail", args=["NO-SUCH-CASE"]))
+    assert forbidden.status_code == unknown.status_code == 404
+
+    def page(response, path):
+        # Only the per-response CSRF mask and the page's own path may differ.
+        html = response.content.decode().replace(path, "PATH")
+        return re.sub(r'name="csrfmiddlewaretoken" value="\w+"', "CSRF", html)
+
+    assert page(forbidden, cast.case.reference) == page(unknown, "NO-SUCH-CASE")
+    assert cast.case.title.encode() not in forbidden.content
