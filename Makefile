@@ -55,9 +55,11 @@ test-postgres: $(VENV)/.installed
 
 test: lint migrations-check test-sqlite test-postgres
 
+# Extract strings, fill in the Arabic table of tools/translate_ar.py, compile; commit both.
 messages: $(VENV)/.installed
-	cd casefiles && ../$(PY) ../manage.py makemessages -l ar --no-obsolete \
-	  --ignore "../.venv/*" --ignore "../var/*"
+	$(PY) manage.py makemessages -l ar --no-obsolete --ignore ".venv/*" --ignore "var/*" \
+	  --ignore "tests/*" --ignore "tools/*"
+	$(PY) tools/translate_ar.py
 	$(PY) manage.py compilemessages -l ar --ignore ".venv/*"
 
 clean:

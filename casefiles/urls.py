@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.generic import RedirectView
+from django.views.i18n import set_language
 
 from . import views
 
@@ -23,7 +24,8 @@ urlpatterns = [
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("i18n/", include("django.conf.urls.i18n")),
+    # The language switch works before sign-in too (the login page offers it).
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # One sign-in page for everyone: the admin's own login form is not offered.
     path(
         "admin/login/",
