@@ -125,7 +125,7 @@ def main() -> int:
 
     text = ENTRY.sub(fill, PO.read_text())
     text = text.replace('"Language: \\n"', '"Language: ar\\n"')
-    text = text.replace("#, fuzzy\nmsgid \"\"\nmsgstr \"\"", "msgid \"\"\nmsgstr \"\"", 1)
+    text = text.replace('#, fuzzy\nmsgid ""\nmsgstr ""', 'msgid ""\nmsgstr ""', 1)
     text = text.replace("PACKAGE VERSION", "Athar").replace("SOME DESCRIPTIVE TITLE.", "Athar")
     PO.write_text(text)
     for msgid in missing:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casefiles.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -130,7 +130,9 @@ def test_granting_access_is_audited(cast, other_case):
 def test_changing_and_revoking_access_are_audited(cast):
     m = Membership.objects.get(user=cast.observer)
     expiry = timezone.now() + timedelta(days=30)
-    services.update_membership(actor=cast.admin, membership=m, role=Role.OBSERVER, expires_at=expiry)
+    services.update_membership(
+        actor=cast.admin, membership=m, role=Role.OBSERVER, expires_at=expiry
+    )
     services.revoke_membership(actor=cast.admin, membership=m, reason="left the team")
     change, revoke = AuditEntry.objects.filter(action__startswith="membership.").order_by("seq")
     assert change.action == "membership.change"

@@ -1,4 +1,5 @@
 import hashlib
+import itertools
 import json
 from datetime import timedelta
 
@@ -51,7 +52,7 @@ def test_entries_form_a_hash_chain_from_genesis():
     entries = list(AuditEntry.objects.order_by("seq"))
     assert [e.seq for e in entries] == [1, 2, 3]
     assert entries[0].prev_hash == "0" * 64
-    for prev, entry in zip(entries, entries[1:], strict=False):
+    for prev, entry in itertools.pairwise(entries):
         assert entry.prev_hash == prev.hash
     first = entries[0]
     doc = {
@@ -153,9 +154,7 @@ def test_a_deleted_middle_row_is_named_by_verify_audit():
 def test_a_fork_of_the_chain_is_impossible():
     _chain(2)
     head = AuditEntry.objects.order_by("seq").first()
-    twin = AuditEntry(
-        seq=50, at=head.at, action="fork", prev_hash=head.prev_hash, hash="f" * 64
-    )
+    twin = AuditEntry(seq=50, at=head.at, action="fork", prev_hash=head.prev_hash, hash="f" * 64)
     twin._via_record = True
     with pytest.raises(DatabaseError), transaction.atomic():
         twin.save()
@@ -188,8 +187,9 @@ def _changed_value(field, current, draw, other_ids):
         return draw(st.integers(min_value=100, max_value=10**9) | st.integers(-50, 0))
     if field == "at":
         return current + draw(
-            st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=9000))
-            .map(lambda d: d * draw(st.sampled_from([1, -1])))
+            st.timedeltas(min_value=timedelta(microseconds=1), max_value=timedelta(days=9000)).map(
+                lambda d: d * draw(st.sampled_from([1, -1]))
+            )
         )
     if field in {"actor_id", "case_id"}:
         return draw(st.sampled_from([None, *other_ids]).filter(lambda v: v != current))
@@ -201,9 +201,9 @@ def _changed_value(field, current, draw, other_ids):
         ip = draw(st.ip_addresses().map(str))
         return ip if ip != current else None
     if field in {"prev_hash", "hash"}:
-        return draw(st.text("0123456789abcdef", min_size=64, max_size=64).filter(
-            lambda v: v != current
-        ))
+        return draw(
+            st.text("0123456789abcdef", min_size=64, max_size=64).filter(lambda v: v != current)
+        )
     value = draw(text.filter(lambda v: v != current))
     limits = {"action": 64, "target_id": 64, "target_type": 100, "user_agent": 300}
     return value[: limits.get(field, 150)] or "x"

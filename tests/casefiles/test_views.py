@@ -68,9 +68,7 @@ def test_my_cases_costs_the_same_queries_for_many_cases(client, cast, django_ass
 
 def test_viewing_a_case_shows_summary_and_members_and_is_audited(client, cast):
     expired = MembershipFactory(case=cast.case, role=Role.OBSERVER)
-    Membership.objects.filter(pk=expired.pk).update(
-        expires_at=timezone.now() - timedelta(days=1)
-    )
+    Membership.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(days=1))
     client.force_login(cast.lawyer)
     response = client.get(cast.case.get_absolute_url())
     assert response.status_code == 200
@@ -102,9 +100,7 @@ def test_the_audit_page_is_for_admins_only(client, cast):
 
 
 def test_admins_filter_the_audit_log(client, cast, other_case):
-    services.grant_membership(
-        actor=cast.admin, case=other_case, user=cast.lawyer, role=Role.LAWYER
-    )
+    services.grant_membership(actor=cast.admin, case=other_case, user=cast.lawyer, role=Role.LAWYER)
     client.force_login(cast.lawyer)
     client.get(cast.case.get_absolute_url())
     client.get(other_case.get_absolute_url())

@@ -1,0 +1,85 @@
+import pytest
+from django.urls import reverse
+
+from casefiles.models import AuditEntry, Membership
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_granting_access_in_the_django_admin_goes_through_the_audited_service(
+    client, cast, other_case
+):
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("admin:casefiles_membership_add"),
+        {
+            "user": cast.lawyer.pk,
+            "case": other_case.pk,
+            "role": "lawyer",
+            "expires_at_0": "",
+            "expires_at_1": "",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    m = Membership.objects.get(case=other_case, user=cast.lawyer)
+    assert m.granted_by == cast.admin
+    entry = AuditEntry.objects.get(action="membership.grant")
+    assert (entry.actor, entry.target_id) == (cast.admin, str(m.pk))
+
+
+def test_the_admin_form_refuses_a_role_the_user_may_not_hold_and_keeps_the_input(
+    client, cast, other_case
+):
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("admin:casefiles_membership_add"),
+        {"user": cast.observer.pk, "case": other_case.pk, "role": "investigator"},
+    )
+    assert response.status_code == 200
+    assert "needs an account in the group" in response.content.decode()
+    assert response.context["adminform"].form["role"].value() == "investigator"
+    assert not Membership.objects.filter(case=other_case).exists()
+
+
+def test_revoking_in_the_admin_is_audited(client, cast):
+    client.force_login(cast.admin)
+    m = Membership.objects.get(user=cast.observer)
+    client.post(
+        reverse("admin:casefiles_membership_changelist"),
+        {"action": "revoke", "_selected_action": [m.pk]},
+    )
+    m.refresh_from_db()
+    assert m.revoked_at is not None
+    assert AuditEntry.objects.filter(action="membership.revoke", target_id=str(m.pk)).exists()
+
+
+def test_audit_entries_are_read_only_in_the_admin(client, cast):
+    client.force_login(cast.lawyer)  # records a login entry
+    client.force_login(cast.admin)
+    entry = AuditEntry.objects.first()
+    assert entry is not None
+    assert client.get(reverse("admin:casefiles_auditentry_add")).status_code == 403
+    change = client.get(reverse("admin:casefiles_auditentry_change", args=[entry.pk]))
+    assert change.status_code == 200
+    assert b'name="_save"' not in change.content
+    assert client.get(
+        reverse("admin:casefiles_auditentry_delete", args=[entry.pk])
+    ).status_code in (
+        302,
+        403,
+    )
+    assert AuditEntry.objects.filter(pk=entry.pk).exists()
+
+
+def test_the_admin_shows_a_case_without_its_summary(client, cast):
+    client.force_login(cast.admin)
+    response = client.get(reverse("admin:casefiles_case_change", args=[cast.case.pk]))
+    assert response.status_code == 200
+    assert cast.case.summary not in response.content.decode()
+
+
+def test_a_user_outside_the_admin_group_cannot_manage_access(client, cast):
+    staff = UserFactory(is_staff=True)
+    client.force_login(staff)
+    assert client.get(reverse("admin:casefiles_membership_add")).status_code == 403

@@ -1,0 +1,85 @@
+import hashlib
+import os
+import secrets
+import stat
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.test import override_settings
+
+from casefiles.checks import check_csp, check_password_hashers
+from tests.scratch_db import run_manage
+
+PRODUCTION_KEY = secrets.token_urlsafe(50)
+
+
+def _production_env(tmp_path, **extra):
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("ATHAR_") and k != "DATABASE_URL"
+    }
+    env.update(
+        ATHAR_ENV="production",
+        ATHAR_SECRET_KEY=PRODUCTION_KEY,
+        ATHAR_ALLOWED_HOSTS="athar.example.org",
+        ATHAR_DATA_DIR=str(tmp_path),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'prod.sqlite3'}",
+    )
+    env.update(extra)
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def test_production_profile_passes_check_deploy_at_warning_level(tmp_path):
+    result = run_manage(
+        _production_env(tmp_path), "check", "--deploy", "--fail-level", "WARNING", check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize("missing", ["ATHAR_SECRET_KEY", "ATHAR_ALLOWED_HOSTS"])
+def test_production_refuses_to_start_without_its_secrets(tmp_path, missing):
+    result = run_manage(_production_env(tmp_path, **{missing: None}), "check", check=False)
+    assert result.returncode != 0
+    assert missing in result.stderr
+    assert not (tmp_path / "secret_key").exists()  # no development key in production
+
+
+def test_demo_data_never_loads_in_production(tmp_path):
+    env = _production_env(tmp_path)
+    run_manage(env, "migrate", "--no-input")
+    result = run_manage(env, "seed_demo", check=False)
+    assert result.returncode != 0
+    assert "never loaded in production" in result.stderr
+
+
+def test_the_development_secret_key_is_generated_once_and_kept_private(tmp_path):
+    env = {**os.environ, "ATHAR_DATA_DIR": str(tmp_path)}
+    env.pop("ATHAR_SECRET_KEY", None)
+    script = (
+        "import hashlib; from django.conf import settings; "
+        "print(hashlib.sha256(settings.SECRET_KEY.encode()).hexdigest())"
+    )
+    first = run_manage(env, "shell", "--no-imports", "-c", script).stdout.split()[-1]
+    second = run_manage(env, "shell", "--no-imports", "-c", script).stdout.split()[-1]
+    key_file = tmp_path / "secret_key"
+    assert first == second == hashlib.sha256(key_file.read_text().encode()).hexdigest()
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+
+def test_passwords_are_hashed_with_argon2():
+    assert settings.PASSWORD_HASHERS[0].endswith("Argon2PasswordHasher")
+    assert make_password("a long passphrase").startswith("argon2")
+    assert check_password_hashers(None) == []
+    with override_settings(PASSWORD_HASHERS=settings.PASSWORD_HASHERS[1:]):
+        assert [e.id for e in check_password_hashers(None)] == ["athar.E004"]
+
+
+def test_the_csp_check_catches_a_missing_or_loose_policy():
+    assert check_csp(None) == []
+    without = [m for m in settings.MIDDLEWARE if not m.endswith("ContentSecurityPolicyMiddleware")]
+    with override_settings(MIDDLEWARE=without):
+        assert [e.id for e in check_csp(None)] == ["athar.E001"]
+    loose = {"default-src": ["*"], "script-src": ["'self'", "'unsafe-inline'"]}
+    with override_settings(SECURE_CSP=loose):
+        assert [e.id for e in check_csp(None)] == ["athar.E002", "athar.E003"]
