@@ -127,6 +127,47 @@ def _label(obj: Any) -> tuple[str, str, str]:
     return f"{meta.app_label}.{meta.model_name}", str(obj.pk), str(obj)
 
 
+def _values(actor: Any, action: str, target: Any, case: Any, ip, user_agent, details) -> dict:
+    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
+    target_type, target_id, target_label = _label(target)
+    return {
+        "actor_id": actor.pk if authenticated else None,
+        "actor_label": _clean_text(actor.get_username() if authenticated else "", 150),
+        "action": _clean_text(action, 64),
+        "target_type": _clean_text(target_type, 100),
+        "target_id": _clean_text(target_id, 64),
+        "target_label": _clean_text(target_label, 200),
+        "case_id": case.pk if case is not None else None,
+        "details": _clean_json(details),
+        "ip": _clean_ip(ip),
+        "user_agent": _clean_text(user_agent, 300),
+    }
+
+
+def _context(ip: str | None, user_agent: str | None) -> tuple[str | None, str | None]:
+    ctx = _request_context.get()
+    if ctx is not None:
+        ip = ip if ip is not None else ctx.ip
+        user_agent = user_agent if user_agent is not None else ctx.user_agent
+    return ip, user_agent
+
+
+def _append(values_list: list[dict[str, Any]]) -> list[AuditEntry]:
+    """Chain and insert prepared entries; the caller holds a transaction."""
+    _lock_chain()
+    head = AuditEntry.objects.order_by("-seq").values_list("seq", "hash").first()
+    seq, prev_hash = (head[0] + 1, head[1]) if head else (1, GENESIS_HASH)
+    now = timezone.now()
+    entries = []
+    for values in values_list:
+        values = {"seq": seq, "at": now, **values}
+        entry = AuditEntry(**values, prev_hash=prev_hash, hash=entry_hash(prev_hash, values))
+        entry._via_record = True
+        entries.append(entry)
+        seq, prev_hash = seq + 1, entry.hash
+    return entries
+
+
 def record(
     actor: Any,
     action: str,
@@ -143,34 +184,26 @@ def record(
     instance, ``case`` the case the action belongs to; ``details`` is JSON.
     Call it as the last write of a service, so the chain's lock is held briefly.
     """
-    ctx = _request_context.get()
-    if ctx is not None:
-        ip = ip if ip is not None else ctx.ip
-        user_agent = user_agent if user_agent is not None else ctx.user_agent
-    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
-    target_type, target_id, target_label = _label(target)
+    ip, user_agent = _context(ip, user_agent)
+    values = _values(actor, action, target, case, ip, user_agent, details)
     with transaction.atomic():
-        _lock_chain()
-        head = AuditEntry.objects.order_by("-seq").values_list("seq", "hash").first()
-        seq, prev_hash = (head[0] + 1, head[1]) if head else (1, GENESIS_HASH)
-        values = {
-            "seq": seq,
-            "at": timezone.now(),
-            "actor_id": actor.pk if authenticated else None,
-            "actor_label": _clean_text(actor.get_username() if authenticated else "", 150),
-            "action": _clean_text(action, 64),
-            "target_type": _clean_text(target_type, 100),
-            "target_id": _clean_text(target_id, 64),
-            "target_label": _clean_text(target_label, 200),
-            "case_id": case.pk if case is not None else None,
-            "details": _clean_json(details),
-            "ip": _clean_ip(ip),
-            "user_agent": _clean_text(user_agent, 300),
-        }
-        entry = AuditEntry(**values, prev_hash=prev_hash, hash=entry_hash(prev_hash, values))
-        entry._via_record = True
+        (entry,) = _append([values])
         entry.save()
     return entry
+
+
+def record_many(
+    actor: Any, action: str, entries: list[tuple[Any, Any, dict[str, Any]]]
+) -> list[AuditEntry]:
+    """Append one entry per (target, case, details), in one insert: for bulk intake."""
+    if not entries:
+        return []
+    ip, user_agent = _context(None, None)
+    prepared = [_values(actor, action, t, c, ip, user_agent, d) for t, c, d in entries]
+    with transaction.atomic():
+        rows = _append(prepared)
+        AuditEntry.objects.bulk_create(rows, batch_size=500)
+    return rows
 
 
 @dataclass(frozen=True)

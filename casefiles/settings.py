@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_filters",
+    "django_tasks_db",
     "casefiles",
     "people",
     "evidence",
@@ -167,6 +168,11 @@ STATIC_ROOT = DATA_DIR / "static" if PRODUCTION else None
 WHITENOISE_USE_FINDERS = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Originals: content-addressed, write-once, fsynced (evidence/storage.py).
+    "evidence": {
+        "BACKEND": "evidence.storage.EvidenceStorage",
+        "OPTIONS": {"location": str(STORAGE_ROOT)},
+    },
     "staticfiles": {
         "BACKEND": (
             "whitenoise.storage.CompressedManifestStaticFilesStorage"
@@ -234,3 +240,6 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
 }
+
+# Background tasks (browser batch uploads): a database queue, drained by `manage.py db_worker`.
+TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}

@@ -1,1 +1,339 @@
-"""Evidence items, stored originals, provenance and chain of custody (to come)."""
+"""Evidence: stored originals, items, provenance, chain of custody, intake and fixity.
+
+Originals are content-addressed (``StoredFile``, one row per distinct SHA-256) and never
+changed or deleted; ``EvidenceItem`` is what a case holds: one per file taken in, even
+when the bytes are already stored. Custody events are append-only at the database.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+
+from casefiles.querysets import AppendOnlyQuerySet, CaseScopedQuerySet
+
+
+class StoredFile(models.Model):
+    sha256 = models.CharField(max_length=64, unique=True)
+    size = models.BigIntegerField()
+    media_type = models.CharField(max_length=100)
+    storage_key = models.CharField(max_length=100, unique=True)
+    md5 = models.CharField(max_length=32, blank=True)
+    sha1 = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("stored file")
+
+    def __str__(self) -> str:
+        return f"sha256:{self.sha256[:16]}…"
+
+
+class IntakeBatch(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        INCOMPLETE = "incomplete", _("Done, some files could not be stored")
+        INTERRUPTED = "interrupted", _("Interrupted")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="intake_batches")
+    label = models.CharField(_("label"), max_length=200)
+    source_root = models.TextField(_("source"), help_text=_("The folder or ZIP taken in."))
+    acquired_from = models.CharField(_("acquired from"), max_length=200)
+    medium = models.CharField(_("medium"), max_length=200, blank=True)
+    medium_serial = models.CharField(_("medium serial"), max_length=100, blank=True)
+    method = models.CharField(_("method"), max_length=100, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    total = models.IntegerField(null=True, blank=True)
+    seen = models.IntegerField(default=0)
+    stored = models.IntegerField(default=0)
+    duplicate = models.IntegerField(default=0)
+    flagged = models.IntegerField(default=0)
+    failed = models.IntegerField(default=0)
+    skipped = models.IntegerField(default=0)
+    problems = models.JSONField(default=list, blank=True)  # files not stored or skipped
+    claimed_by = models.CharField(max_length=100, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    manifest = models.ForeignKey(
+        StoredFile, models.PROTECT, null=True, blank=True, related_name="+"
+    )  # path, size, sha256 of every file taken in; itself stored and hashed
+    custodian_manifest = models.ForeignKey(
+        StoredFile, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = _("intake batch")
+        verbose_name_plural = _("intake batches")
+
+    def __str__(self) -> str:
+        return self.label
+
+    def get_absolute_url(self) -> str:
+        return reverse("evidence:batch_detail", args=[self.case.reference, self.pk])
+
+    @property
+    def progress(self) -> int | None:
+        if not self.total:
+            return None
+        return min(100, round(100 * self.seen / self.total))
+
+
+class Tag(models.Model):
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    name = models.CharField(max_length=60)
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["case", "name"], name="tag_per_case")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class EvidenceItem(models.Model):
+    class Kind(models.TextChoices):
+        PHOTO = "photo", _("Photo")
+        VIDEO = "video", _("Video")
+        AUDIO = "audio", _("Audio")
+        DOCUMENT = "document", _("Document")
+        PHYSICAL = "physical", _("Physical object")
+        DIGITAL = "digital", _("Digital file")
+        WEB = "web", _("Web capture")
+
+    class ReviewStatus(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        SUBMITTED = "submitted", _("Submitted")
+        APPROVED = "approved", _("Approved")
+        RETURNED = "returned", _("Returned")
+
+    class Integrity(models.TextChoices):
+        INTAKE = "intake", _("Hashed at intake")
+        VERIFIED = "verified", _("Verified")
+        CHANGED = "changed", _("CHANGED since intake")
+        MISSING = "missing", _("MISSING from storage")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="evidence_items")
+    reference = models.CharField(_("reference"), max_length=16)
+    kind = models.CharField(_("kind"), max_length=16, choices=Kind.choices)
+    title = models.CharField(_("title"), max_length=300, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    original_filename = models.CharField(_("original filename"), max_length=255)
+    original_path = models.TextField(_("path on the medium"))
+    original = models.ForeignKey(StoredFile, models.PROTECT, related_name="items")
+    is_duplicate = models.BooleanField(default=False)
+    claimed_date = models.DateField(_("claimed date"), null=True, blank=True)
+    claimed_place = models.CharField(_("claimed place"), max_length=200, blank=True)
+    review_status = models.CharField(
+        max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.DRAFT
+    )
+    sensitivity = models.CharField(max_length=16, default="confidential")
+    tags = models.ManyToManyField(Tag, blank=True, related_name="items")
+    batch = models.ForeignKey(
+        IntakeBatch, models.PROTECT, null=True, blank=True, related_name="items"
+    )
+    source_key = models.CharField(max_length=64, blank=True)  # resumability within a batch
+    integrity = models.CharField(max_length=16, choices=Integrity.choices, default="intake")
+    integrity_checked_at = models.DateTimeField(null=True, blank=True)
+    flags = models.JSONField(default=list, blank=True)  # [{"code": ..., "reason": ...}]
+    is_flagged = models.BooleanField(default=False)
+    phash = models.BigIntegerField(null=True, blank=True)  # 64-bit dHash, signed
+    near_group = models.BigIntegerField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["case", "reference"]
+        verbose_name = _("evidence item")
+        verbose_name_plural = _("evidence items")
+        constraints = [
+            models.UniqueConstraint(fields=["case", "reference"], name="item_reference_per_case"),
+            models.UniqueConstraint(
+                fields=["batch", "source_key"],
+                condition=~models.Q(source_key=""),
+                name="item_once_per_batch_source",
+            ),
+        ]
+        indexes = [models.Index(fields=["case", "kind"], name="item_case_kind")]
+
+    def __str__(self) -> str:
+        return self.reference
+
+    def get_absolute_url(self) -> str:
+        return reverse("evidence:item_detail", args=[self.case.reference, self.reference])
+
+
+class EvidenceCounter(models.Model):
+    """Next EV- number of a case, taken under a row lock."""
+
+    case = models.OneToOneField("casefiles.Case", models.PROTECT, primary_key=True)
+    last = models.IntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"EV counter of case {self.case_id}: {self.last}"
+
+
+class Derivative(models.Model):
+    class Kind(models.TextChoices):
+        THUMBNAIL = "thumbnail", _("Thumbnail")
+        PREVIEW = "preview", _("Preview")
+        REDACTED = "redacted", _("Redacted")
+        TRANSCODED = "transcoded", _("Transcoded")
+
+    original = models.ForeignKey(StoredFile, models.PROTECT, related_name="derivatives")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    storage_key = models.CharField(max_length=120)
+    media_type = models.CharField(max_length=100)
+    width = models.IntegerField()
+    height = models.IntegerField()
+    size = models.IntegerField()
+    tool = models.CharField(max_length=100)
+    parameters = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["original", "kind"],
+                condition=models.Q(kind__in=["thumbnail", "preview"]),
+                name="one_thumbnail_and_preview_per_original",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of {self.original}"
+
+
+class Provenance(models.Model):
+    """How an item came into custody, and the metadata read from it at intake (as read)."""
+
+    item = models.OneToOneField(EvidenceItem, models.PROTECT, related_name="provenance")
+    acquired_from = models.CharField(max_length=200)
+    acquired_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    acquired_at = models.DateTimeField()
+    acquired_where = models.CharField(max_length=200, blank=True)
+    method = models.CharField(max_length=100, blank=True)
+    medium = models.CharField(max_length=200, blank=True)
+    medium_serial = models.CharField(max_length=100, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)  # EXIF values as read
+    camera_make = models.CharField(max_length=100, blank=True)
+    camera_model = models.CharField(max_length=100, blank=True, db_index=True)
+    taken_at = models.CharField(max_length=40, blank=True)  # EXIF DateTimeOriginal as read
+    taken_date = models.DateField(null=True, blank=True, db_index=True)
+    gps_latitude = models.DecimalField(max_digits=10, decimal_places=7, null=True, blank=True)
+    gps_longitude = models.DecimalField(max_digits=10, decimal_places=7, null=True, blank=True)
+    orientation = models.SmallIntegerField(null=True, blank=True)
+    width = models.IntegerField(null=True, blank=True)
+    height = models.IntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"provenance of {self.item_id}"
+
+
+class CustodyQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+    pass
+
+
+class CustodyEvent(models.Model):
+    """One link of an item's (or a medium's) chain of custody. Append-only."""
+
+    class Action(models.TextChoices):
+        ACQUIRED = "acquired", _("Acquired")
+        TRANSFERRED = "transferred", _("Transferred")
+        COPIED = "copied", _("Copied")
+        ACCESSED = "accessed", _("Accessed")
+        ANALYSED = "analysed", _("Analysed")
+        EXPORTED = "exported", _("Exported")
+        RETURNED = "returned", _("Returned")
+        STORED = "stored", _("Stored")
+
+    class HashResult(models.TextChoices):
+        MATCH = "match", _("hash matches")
+        MISMATCH = "mismatch", _("HASH MISMATCH")
+        MISSING = "missing", _("FILE MISSING")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    item = models.ForeignKey(
+        EvidenceItem, models.PROTECT, null=True, blank=True, related_name="custody_events"
+    )
+    batch = models.ForeignKey(
+        IntakeBatch, models.PROTECT, null=True, blank=True, related_name="custody_events"
+    )
+    action = models.CharField(max_length=16, choices=Action.choices)
+    at = models.DateTimeField()
+    actor = models.ForeignKey(  # None: the system itself (e.g. a scheduled fixity sweep)
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    from_custodian = models.CharField(max_length=200, blank=True)
+    to_custodian = models.CharField(max_length=200, blank=True)
+    location = models.CharField(max_length=200, blank=True)
+    purpose = models.CharField(max_length=300, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True)  # what was verified, if anything
+    hash_result = models.CharField(max_length=16, choices=HashResult.choices, blank=True)
+    notes = models.TextField(blank=True)
+
+    objects = CustodyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        indexes = [models.Index(fields=["item", "at"], name="custody_item_at")]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.at:%Y-%m-%d}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Custody events are append-only: add a correcting event instead.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Custody events are append-only: they cannot be deleted.")
+
+
+class ManifestEntry(models.Model):
+    """One line of a custodian's checksum list, and what arrived against it."""
+
+    class Result(models.TextChoices):
+        MATCH = "match", _("match")
+        MISMATCH = "mismatch", _("MISMATCH")
+        MISSING = "missing", _("listed, not received")
+        UNLISTED = "unlisted", _("received, not listed")
+
+    batch = models.ForeignKey(IntakeBatch, models.PROTECT, related_name="manifest_entries")
+    path = models.TextField()
+    algorithm = models.CharField(max_length=8)
+    expected = models.CharField(max_length=64, blank=True)
+    actual = models.CharField(max_length=64, blank=True)
+    result = models.CharField(max_length=16, choices=Result.choices)
+    item = models.ForeignKey(EvidenceItem, models.PROTECT, null=True, blank=True, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.result}"
+
+
+class FixityCheck(models.Model):
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, null=True, blank=True)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    files_checked = models.IntegerField(default=0)
+    items_checked = models.IntegerField(default=0)
+    ok = models.IntegerField(default=0)
+    changed = models.JSONField(default=list, blank=True)  # sha256 of files whose bytes changed
+    missing = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"fixity {self.started_at:%Y-%m-%d %H:%M}"

@@ -1,0 +1,166 @@
+"""Run the intake steps over many sources in parallel and write results in batches."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .. import services
+from ..models import IntakeBatch
+from .payload import IntakeResult, SourceFile
+from .sources import Listing, iter_manifest, list_source
+from .steps import process
+
+WRITE_EVERY = 400  # results per database transaction
+WRITE_AFTER = 2.0  # ... or seconds, whichever first
+
+
+@dataclass
+class RunReport:
+    batch: IntakeBatch
+    new_items: int
+    elapsed: float
+    already_done: int
+
+    @property
+    def files_per_s(self) -> float:
+        return self.new_items / self.elapsed if self.elapsed else 0.0
+
+
+def _results(
+    sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
+) -> Iterator[IntakeResult]:
+    work = partial(process, root=_storage_root(), extra_digests=extra)
+    if jobs <= 1 or len(sources) < 4:
+        yield from map(work, sources)
+        return
+    # spawn: workers start clean (no inherited database connections or locks).
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        yield from pool.map(work, sources, chunksize=8)
+
+
+def _storage_root() -> str:
+    from ..storage import evidence_storage
+
+    return str(evidence_storage().root)
+
+
+def run_intake(
+    *,
+    actor: Any,
+    batch: IntakeBatch,
+    listing: Listing,
+    jobs: int | None = None,
+    custodian_manifest: Path | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+) -> RunReport:
+    """Take in every source of ``listing`` not yet in ``batch``; resumable at any point."""
+    if not services.claim_batch(batch):
+        raise RuntimeError(f"batch {batch.pk} is being taken in by {batch.claimed_by}")
+    jobs = jobs or os.cpu_count() or 1
+    listed = list(iter_manifest(custodian_manifest)) if custodian_manifest else None
+    extra = tuple(sorted({alg for alg, _, _ in listed or [] if alg != "sha256"}))
+    done = services.done_source_keys(batch)
+    todo = [s for s in listing.files if s.key not in done]
+    problems = list(listing.problems)
+    started = time.monotonic()
+    chunk: list[IntakeResult] = []
+    written = 0
+    last_write = started
+
+    def flush() -> None:
+        nonlocal chunk, written, last_write
+        items = services.record_intake(
+            actor=actor,
+            case=batch.case,
+            batch=batch,
+            results=chunk,
+            acquired_from=batch.acquired_from,
+            method=batch.method,
+            medium=batch.medium,
+            medium_serial=batch.medium_serial,
+        )
+        written += len(items)
+        problems.extend(
+            {"path": r.source.path, "kind": "failed", "reason": r.error}
+            for r in chunk
+            if not r.stored
+        )
+        chunk = []
+        last_write = time.monotonic()
+        services.refresh_batch_counts(batch, problems, len(listing.files) + len(listing.problems))
+
+    for n, result in enumerate(_results(todo, jobs, extra), 1):
+        chunk.append(result)
+        if len(chunk) >= WRITE_EVERY or time.monotonic() - last_write > WRITE_AFTER:
+            flush()
+        if progress:
+            progress(n, len(todo), time.monotonic() - started)
+    if chunk or not todo:
+        flush()
+    services.regroup_near_duplicates(batch.case)
+    services.finish_batch(
+        actor=actor,
+        batch=batch,
+        problems=problems,
+        total=len(listing.files) + len(listing.problems),
+        custodian_manifest=listed,
+        custodian_manifest_text=custodian_manifest.read_text(errors="replace")
+        if custodian_manifest
+        else None,
+    )
+    return RunReport(batch, written, time.monotonic() - started, len(done))
+
+
+def ingest_path(
+    *,
+    actor: Any,
+    case: Any,
+    path: Path,
+    acquired_from: str,
+    medium: str = "",
+    method: str = "",
+    jobs: int | None = None,
+    custodian_manifest: Path | None = None,
+    progress: Callable[[int, int, float], None] | None = None,
+    new_batch: bool = False,
+) -> RunReport:
+    """The command-line entry point: a folder tree or a ZIP (resumes an earlier run)."""
+    source_root = str(path.resolve())
+    listing = list_source(path)
+    batch = None if new_batch else services.find_resumable_batch(case=case, source_root=source_root)
+    if batch is None:
+        batch = services.create_batch(
+            actor=actor,
+            case=case,
+            source_root=source_root,
+            acquired_from=acquired_from,
+            medium=medium,
+            method=method or "copied from the medium",
+        )
+    return run_intake(
+        actor=actor,
+        batch=batch,
+        listing=listing,
+        jobs=jobs,
+        custodian_manifest=custodian_manifest,
+        progress=progress,
+    )
+
+
+def ingest_files(
+    *, actor: Any, batch: IntakeBatch, files: Iterable[Path], names: Iterable[str]
+) -> RunReport:
+    """Files staged on disk (browser uploads): in-process, in the given order."""
+    listing = Listing(
+        files=[SourceFile(path=name, fs_path=str(f)) for f, name in zip(files, names, strict=True)]
+    )
+    return run_intake(actor=actor, batch=batch, listing=listing, jobs=1)

@@ -1,0 +1,144 @@
+"""Turn what arrives (a folder tree, a ZIP, staged uploads) into ``SourceFile`` specs.
+
+A ZIP is never extracted: each member is streamed into the store by the workers, and
+its name is kept as metadata only, so ``../`` or absolute names cannot write anywhere.
+Limits against ZIP bombs are checked on the declared sizes here and on the bytes
+actually read while streaming.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .payload import SourceFile
+
+ZIP_MAX_MEMBERS = 1_000_000
+ZIP_MAX_TOTAL = 4 << 40  # 4 TiB declared in all
+ZIP_MAX_MEMBER = 64 << 30  # 64 GiB for one member
+ZIP_MAX_RATIO = 200  # uncompressed / compressed, for members over ZIP_RATIO_FROM
+ZIP_RATIO_FROM = 1 << 20
+
+
+@dataclass
+class Listing:
+    files: list[SourceFile] = field(default_factory=list)
+    problems: list[dict[str, str]] = field(default_factory=list)  # failed or skipped entries
+
+    def problem(self, path: str, kind: str, reason: str) -> None:
+        self.problems.append({"path": path, "kind": kind, "reason": reason})
+
+
+def list_folder(root: Path) -> Listing:
+    """Every regular file under ``root``, sorted; symlinks are recorded, never followed."""
+    listing = Listing()
+    stack = [root]
+    found: list[tuple[str, str]] = []
+    while stack:
+        directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            listing.problem(str(directory.relative_to(root)), "failed", f"unreadable: {exc}")
+            continue
+        for entry in entries:
+            rel = Path(entry.path).relative_to(root).as_posix()
+            if entry.is_symlink():
+                listing.problem(rel, "skipped", "symbolic link: not followed")
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                found.append((rel, entry.path))
+            else:
+                listing.problem(rel, "skipped", "not a regular file")
+    listing.files = [SourceFile(path=rel, fs_path=full) for rel, full in sorted(found)]
+    return listing
+
+
+def _unsafe_name(name: str) -> str | None:
+    p = PurePosixPath(name.replace("\\", "/"))
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        return "absolute path in the archive"
+    if ".." in p.parts:
+        return "path climbs out of the archive (..)"
+    return None
+
+
+def list_zip(path: Path) -> Listing:
+    """The members of a ZIP as sources, with every limit checked before any is read."""
+    listing = Listing()
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+    if len(infos) > ZIP_MAX_MEMBERS:
+        raise ValueError(f"ZIP holds {len(infos):,} members (limit {ZIP_MAX_MEMBERS:,})")
+    total = sum(i.file_size for i in infos)
+    if total > ZIP_MAX_TOTAL:
+        raise ValueError(f"ZIP declares {total:,} bytes uncompressed (limit {ZIP_MAX_TOTAL:,})")
+    seen: Counter[str] = Counter()
+    for index, info in enumerate(infos):
+        name = info.filename
+        mode = info.external_attr >> 16
+        if info.is_dir():
+            continue
+        if stat.S_ISLNK(mode):
+            listing.problem(name, "skipped", "symbolic link in the archive: not followed")
+            continue
+        if info.file_size > ZIP_MAX_MEMBER:
+            listing.problem(name, "failed", f"declares {info.file_size:,} bytes (limit)")
+            continue
+        ratio = info.file_size / max(info.compress_size, 1)
+        if info.file_size > ZIP_RATIO_FROM and ratio > ZIP_MAX_RATIO:
+            listing.problem(
+                name, "failed", f"compression ratio {ratio:,.0f}:1 (limit {ZIP_MAX_RATIO}:1)"
+            )
+            continue
+        flags: tuple[tuple[str, str], ...] = ()
+        if reason := _unsafe_name(name):
+            flags = (("unsafe_path", reason),)
+        occurrence = seen[name]
+        seen[name] += 1
+        if occurrence:
+            flags = (
+                *flags,
+                ("duplicate_name", f"name repeated in the archive (#{occurrence + 1})"),
+            )
+        listing.files.append(
+            SourceFile(
+                path=name,
+                occurrence=occurrence,
+                zip_path=str(path),
+                zip_member=name,
+                zip_index=index,
+                declared_size=info.file_size,
+                flags=flags,
+            )
+        )
+    return listing
+
+
+def list_source(path: Path) -> Listing:
+    if path.is_dir():
+        return list_folder(path)
+    if zipfile.is_zipfile(path):
+        return list_zip(path)
+    return Listing(files=[SourceFile(path=path.name, fs_path=str(path))])
+
+
+def iter_manifest(path: Path) -> Iterator[tuple[str, str, str]]:
+    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list."""
+    algorithms = {32: "md5", 40: "sha1", 64: "sha256"}
+    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        digest, _, name = line.partition(" ")
+        name = name.lstrip(" ").removeprefix("*")
+        algorithm = algorithms.get(len(digest))
+        if algorithm is None or not name:
+            raise ValueError(f"not a checksum line: {raw!r}")
+        yield algorithm, digest.lower(), name.removeprefix("./")

@@ -1,0 +1,298 @@
+"""Per-file intake steps, run in worker processes. No database access here.
+
+read once while hashing → store → sniff type by magic bytes → EXIF without a full
+decode → reduced decode (Pillow ``draft``) → thumbnail (EXIF orientation applied) →
+perceptual hash. A failing step flags the file; only a failure to store it is an error.
+"""
+
+from __future__ import annotations
+
+import io
+import mimetypes
+import warnings
+import zipfile
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import PIL
+from PIL import Image, ImageOps
+
+from evidence.storage import CHUNK, EvidenceStorage, derivative_key
+
+from .payload import IntakeResult, SourceFile, Thumbnail
+
+DECODE_LIMIT = 256 << 20  # files up to this size are kept in memory for decoding
+MAX_PIXELS = 90_000_000  # more is refused before decoding (a decompression bomb)
+THUMBNAIL_SIZE = 256
+THUMBNAIL_QUALITY = 80
+PREVIEW_SIZE = 1024
+
+# Magic bytes → media type, most specific first.
+_MAGIC: list[tuple[int, bytes, str]] = [
+    (0, b"\xff\xd8\xff", "image/jpeg"),
+    (0, b"\x89PNG\r\n\x1a\n", "image/png"),
+    (0, b"GIF87a", "image/gif"),
+    (0, b"GIF89a", "image/gif"),
+    (0, b"II*\x00", "image/tiff"),
+    (0, b"MM\x00*", "image/tiff"),
+    (0, b"BM", "image/bmp"),
+    (0, b"%PDF-", "application/pdf"),
+    (0, b"ID3", "audio/mpeg"),
+    (0, b"OggS", "audio/ogg"),
+    (0, b"fLaC", "audio/flac"),
+    (0, b"\x1aE\xdf\xa3", "video/webm"),
+    (0, b"PK\x03\x04", "application/zip"),
+    (0, b"{\\rtf", "application/rtf"),
+]
+_FTYP = {
+    b"heic": "image/heic",
+    b"heix": "image/heic",
+    b"mif1": "image/heif",
+    b"avif": "image/avif",
+    b"qt  ": "video/quicktime",
+    b"M4A ": "audio/mp4",
+}
+_DECODABLE = {"image/jpeg", "image/png", "image/gif", "image/tiff", "image/bmp", "image/webp"}
+
+
+def sniff(head: bytes) -> str:
+    """The media type the bytes say they are, whatever the file's name claims."""
+    for offset, magic, media_type in _MAGIC:
+        if head[offset : offset + len(magic)] == magic:
+            return media_type
+    if head[:4] == b"RIFF" and head[8:12] in (b"WEBP", b"WAVE", b"AVI "):
+        return {b"WEBP": "image/webp", b"WAVE": "audio/wav", b"AVI ": "video/x-msvideo"}[head[8:12]]
+    if head[4:8] == b"ftyp":
+        return _FTYP.get(head[8:12], "video/mp4")
+    if head and _looks_like_text(head[:4096]):
+        return "text/plain"
+    return "application/octet-stream"
+
+
+def _looks_like_text(sample: bytes) -> bool:
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start > len(sample) - 4  # a character cut at the sample's end
+    return b"\x00" not in sample
+
+
+def kind_of(media_type: str) -> str:
+    top = media_type.split("/", 1)[0]
+    if top == "image":
+        return "photo"
+    if top in ("video", "audio"):
+        return top
+    if media_type in ("application/pdf", "application/rtf", "text/plain"):
+        return "document"
+    return "digital"
+
+
+def _extension_type(name: str) -> str | None:
+    ext = PurePosixPath(name.lower()).suffix
+    if ext in (".jpg", ".jpeg", ".jpe"):
+        return "image/jpeg"
+    return mimetypes.guess_type(name)[0]
+
+
+# -- reading -----------------------------------------------------------------------
+_open_zips: dict[str, zipfile.ZipFile] = {}
+
+
+def _zip(path: str) -> zipfile.ZipFile:
+    zf = _open_zips.get(path)
+    if zf is None:
+        zf = _open_zips[path] = zipfile.ZipFile(path)
+    return zf
+
+
+def _chunks(source: SourceFile) -> Iterator[bytes]:
+    if source.fs_path is not None:
+        with Path(source.fs_path).open("rb") as fh:
+            while chunk := fh.read(CHUNK):
+                yield chunk
+        return
+    if source.zip_path is None or source.zip_index is None:
+        raise ValueError("a source needs a file or a ZIP member")
+    info = _zip(source.zip_path).infolist()[source.zip_index]
+    read = 0
+    # zipfile stops at the declared size and checks the CRC; count anyway, the limits
+    # were checked against the declared sizes before this member was queued.
+    with _zip(source.zip_path).open(info) as member:
+        while chunk := member.read(CHUNK):
+            read += len(chunk)
+            if read > info.file_size:
+                raise ValueError("ZIP member longer than its declared size")
+            yield chunk
+
+
+# -- metadata ------------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """EXIF values as JSON, kept as read (rationals as "num/den", text without NULs)."""
+    if isinstance(value, bytes):
+        return value.rstrip(b"\x00").decode("utf-8", "replace").replace("\x00", "")
+    if isinstance(value, str):
+        return value.rstrip("\x00").replace("\x00", "")
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "numerator") and hasattr(value, "denominator"):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, int | float | bool) or value is None:
+        return value
+    return str(value)
+
+
+def _degrees(dms: Any, ref: Any) -> float | None:
+    try:
+        d, m, s = (float(v) for v in dms)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    value = d + m / 60 + s / 3600
+    if str(_plain(ref)).upper() in ("S", "W"):
+        value = -value
+    return round(value, 7)
+
+
+_TAGS = {271: "Make", 272: "Model", 274: "Orientation", 305: "Software", 306: "DateTime"}
+_EXIF_TAGS = {36867: "DateTimeOriginal", 36868: "DateTimeDigitized", 36881: "OffsetTimeOriginal"}
+_GPS_TAGS = {1: "GPSLatitudeRef", 2: "GPSLatitude", 3: "GPSLongitudeRef", 4: "GPSLongitude"}
+_GPS_TAGS |= {5: "GPSAltitudeRef", 6: "GPSAltitude", 7: "GPSTimeStamp", 29: "GPSDateStamp"}
+
+
+def read_exif(img: Image.Image, result: IntakeResult) -> None:
+    """EXIF from the file's header: no pixel is decoded."""
+    exif = img.getexif()
+    if not exif:
+        return
+    md: dict[str, Any] = {name: _plain(exif[tag]) for tag, name in _TAGS.items() if tag in exif}
+    sub = exif.get_ifd(0x8769)
+    md |= {name: _plain(sub[tag]) for tag, name in _EXIF_TAGS.items() if tag in sub}
+    gps = exif.get_ifd(0x8825)
+    md |= {name: _plain(gps[tag]) for tag, name in _GPS_TAGS.items() if tag in gps}
+    result.metadata = md
+    result.camera_make = str(md.get("Make", ""))[:100]
+    result.camera_model = str(md.get("Model", ""))[:100]
+    result.taken_at = str(md.get("DateTimeOriginal") or md.get("DateTime") or "")[:40]
+    orientation = exif.get(274)
+    result.orientation = orientation if isinstance(orientation, int) else None
+    if 2 in gps and 4 in gps:
+        lat, lon = _degrees(gps[2], gps.get(1)), _degrees(gps[4], gps.get(3))
+        if lat is not None and lon is not None and abs(lat) <= 90 and abs(lon) <= 180:
+            result.gps = (lat, lon)
+
+
+def taken_date(taken_at: str):
+    try:
+        return datetime.strptime(taken_at[:19], "%Y:%m:%d %H:%M:%S").date()  # noqa: DTZ007
+    except ValueError:
+        return None
+
+
+# -- pixels ------------------------------------------------------------------------------
+def dhash(img: Image.Image) -> int:
+    """64-bit difference hash, as a signed integer (fits a BIGINT column)."""
+    small = img.convert("L").resize((9, 8), Image.Resampling.BILINEAR)
+    px = small.tobytes()
+    bits = 0
+    for row in range(8):
+        base = row * 9
+        for col in range(8):
+            bits = (bits << 1) | (px[base + col] > px[base + col + 1])
+    return bits - (1 << 64) if bits >= 1 << 63 else bits
+
+
+def hamming(a: int, b: int) -> int:
+    return ((a ^ b) & ((1 << 64) - 1)).bit_count()
+
+
+def make_reduced(img: Image.Image, size: int) -> Image.Image:
+    """Decode at a reduced scale where the format allows (JPEG DCT scaling), then resize."""
+    img.draft("RGB", (size, size))
+    img = ImageOps.exif_transpose(img)
+    if img.mode not in ("RGB", "L"):
+        img = img.convert("RGB")
+    img.thumbnail((size, size), Image.Resampling.BICUBIC, reducing_gap=2.0)
+    return img
+
+
+def encode_jpeg(img: Image.Image, quality: int) -> bytes:
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=quality)
+    return out.getvalue()
+
+
+def decode_image(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        img = Image.open(io.BytesIO(data))  # reads the header only
+        result.width, result.height = img.size
+        if img.width * img.height > MAX_PIXELS:
+            result.flag(
+                "decompression_bomb",
+                f"{img.width} x {img.height} pixels claimed; not decoded (limit {MAX_PIXELS:,})",
+            )
+            return
+        try:
+            read_exif(img, result)
+        except Exception as exc:
+            result.flag("bad_metadata", f"EXIF unreadable: {exc}")
+        thumb = make_reduced(img, THUMBNAIL_SIZE)
+    data = encode_jpeg(thumb, THUMBNAIL_QUALITY)
+    key = derivative_key(result.sha256, "thumbnail", "jpg")
+    storage.write_derivative(key, data)
+    result.thumbnail = Thumbnail(
+        key,
+        thumb.width,
+        thumb.height,
+        len(data),
+        {"max": THUMBNAIL_SIZE, "quality": THUMBNAIL_QUALITY, "exif_transpose": True},
+    )
+    result.phash = dhash(thumb)
+
+
+TOOL = f"Pillow {PIL.__version__}"
+
+
+def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) -> IntakeResult:
+    """Run every per-file step for one source. Never raises for a bad file."""
+    result = IntakeResult(source=source, flags=[dict(code=c, reason=r) for c, r in source.flags])
+    storage = EvidenceStorage(root)
+    try:
+        written = storage.write_original(_chunks(source), DECODE_LIMIT, extra_digests)
+    except Exception as exc:
+        result.error = f"{type(exc).__name__}: {exc}"
+        return result
+    result.sha256, result.size, result.storage_key = written.sha256, written.size, written.key
+    result.md5, result.sha1 = written.md5, written.sha1
+    result.media_type = sniff(written.head)
+    result.kind = kind_of(result.media_type)
+    if written.size == 0:
+        result.flag("empty", "zero-byte file")
+        return result
+    claimed = _extension_type(source.name)
+    if claimed and claimed != result.media_type:
+        result.flag("extension_mismatch", f"named like {claimed}, content is {result.media_type}")
+    if result.media_type in _DECODABLE:
+        if written.size > DECODE_LIMIT:
+            result.flag("not_decoded", "too large to decode at intake")
+            return result
+        try:
+            decode_image(written.head, result, storage)
+        except Image.DecompressionBombWarning as exc:
+            result.flag("decompression_bomb", str(exc))
+        except Exception as exc:
+            result.flag("undecodable", f"{type(exc).__name__}: {exc}")
+    return result
+
+
+def make_preview(original_path: str) -> tuple[bytes, int, int]:
+    """A ~1024 px JPEG preview, made on first view (never during intake)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        img = Image.open(original_path)
+        if img.width * img.height > MAX_PIXELS:
+            raise ValueError("image too large to preview")
+        preview = make_reduced(img, PREVIEW_SIZE)
+    return encode_jpeg(preview, 85), preview.width, preview.height

@@ -1,0 +1,73 @@
+"""manage.py evidence_metadata --case REF [--format jsonl|csv]: one record per item."""
+
+import csv
+import json
+
+from django.core.management.base import BaseCommand
+
+from casefiles import audit
+from evidence.models import EvidenceItem
+
+from ._common import get_case
+
+FIELDS = [
+    "reference",
+    "original_path",
+    "sha256",
+    "size",
+    "media_type",
+    "date_taken",
+    "camera_make",
+    "camera_model",
+    "gps_latitude",
+    "gps_longitude",
+    "orientation",
+    "flags",
+]
+
+
+def records(case):
+    items = (
+        EvidenceItem.objects.filter(case=case)
+        .select_related("original", "provenance")
+        .order_by("reference")
+    )
+    for item in items.iterator(chunk_size=2000):
+        p = getattr(item, "provenance", None)
+        yield {
+            "reference": item.reference,
+            "original_path": item.original_path,
+            "sha256": item.original.sha256,
+            "size": item.original.size,
+            "media_type": item.original.media_type,
+            "date_taken": p.taken_at if p else "",
+            "camera_make": p.camera_make if p else "",
+            "camera_model": p.camera_model if p else "",
+            "gps_latitude": float(p.gps_latitude) if p and p.gps_latitude is not None else None,
+            "gps_longitude": float(p.gps_longitude) if p and p.gps_longitude is not None else None,
+            "orientation": p.orientation if p else None,
+            "flags": item.flags,
+        }
+
+
+class Command(BaseCommand):
+    help = "Export every item's metadata of a case as JSON lines or CSV (to stdout)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--case", required=True)
+        parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+
+    def handle(self, *args, case, format, **options):
+        case_obj = get_case(case)
+        count = 0
+        if format == "csv":
+            writer = csv.DictWriter(self.stdout, fieldnames=FIELDS, lineterminator="\n")
+            writer.writeheader()
+        for record in records(case_obj):
+            count += 1
+            if format == "csv":
+                flags = "; ".join(f"{f['code']}: {f['reason']}" for f in record["flags"])
+                writer.writerow({**record, "flags": flags})
+            else:
+                self.stdout.write(json.dumps(record, ensure_ascii=False))
+        audit.record(None, "evidence.export_metadata", case=case_obj, format=format, items=count)

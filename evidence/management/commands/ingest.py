@@ -1,0 +1,120 @@
+"""manage.py ingest PATH --case REF --source "..." : take in a folder tree or a ZIP."""
+
+import json as jsonlib
+import os
+import sys
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from casefiles.access import Action, can
+from evidence.intake.pipeline import ingest_path
+
+from ._common import get_case, get_operator
+
+
+class Progress:
+    """count, rate and ETA on one line of a terminal; silent elsewhere."""
+
+    def __init__(self, stream):
+        self.stream, self.last = stream, 0.0
+        self.enabled = stream.isatty()
+
+    def __call__(self, n: int, total: int, elapsed: float) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self.last < 0.2 and n != total):
+            return
+        self.last = now
+        rate = n / elapsed if elapsed else 0
+        eta = (total - n) / rate if rate else 0
+        width = 30
+        filled = int(width * n / total) if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        self.stream.write(
+            f"\r[{bar}] {n}/{total} {rate:6.1f} files/s ETA {int(eta) // 60}:{int(eta) % 60:02d} "
+        )
+        self.stream.flush()
+        if n == total:
+            self.stream.write("\n")
+
+
+class Command(BaseCommand):
+    help = "Take in a folder tree or a ZIP: hash, store, read metadata, record custody."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--case", required=True, help="case reference, e.g. SYR-2014-001")
+        parser.add_argument("--source", required=True, help="from whom the medium came")
+        parser.add_argument("--medium", default="", help='e.g. "USB stick, SanDisk, S/N 1234"')
+        parser.add_argument("--manifest", type=Path, help="custodian's sha256sum/md5sum list")
+        parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+        parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+        parser.add_argument("--as", dest="username", help="the investigator taking it in")
+        parser.add_argument("--new-batch", action="store_true", help="do not resume")
+
+    def handle(
+        self,
+        *args,
+        path,
+        case,
+        source,
+        medium,
+        manifest,
+        jobs,
+        json,
+        username,
+        new_batch,
+        **options,
+    ):
+        if not path.exists():
+            raise CommandError(f"{path} does not exist.")
+        if manifest is not None and not manifest.is_file():
+            raise CommandError(f"manifest {manifest} is not a file.")
+        case_obj = get_case(case)
+        actor = get_operator(username)
+        if not can(actor, Action.ADD_EVIDENCE, case_obj):
+            raise CommandError(f"{actor} may not add evidence to {case}.")
+        try:
+            report = ingest_path(
+                actor=actor,
+                case=case_obj,
+                path=path,
+                acquired_from=source,
+                medium=medium,
+                jobs=max(1, jobs),
+                custodian_manifest=manifest,
+                progress=Progress(sys.stderr),
+                new_batch=new_batch,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise CommandError(str(exc)) from exc
+        batch = report.batch
+        summary = {
+            "batch": batch.pk,
+            "case": case,
+            "seen": batch.seen,
+            "stored": batch.stored,
+            "duplicate": batch.duplicate,
+            "flagged": batch.flagged,
+            "failed": batch.failed,
+            "skipped": batch.skipped,
+            "new_items": report.new_items,
+            "already_done": report.already_done,
+            "elapsed_s": round(report.elapsed, 3),
+            "photos_per_s": round(report.files_per_s, 1),
+            "manifest_sha256": batch.manifest.sha256 if batch.manifest else None,
+        }
+        if json:
+            self.stdout.write(jsonlib.dumps(summary))
+        else:
+            self.stdout.write(
+                f"batch {batch.pk}: {batch.seen} seen, {batch.stored} stored, "
+                f"{batch.duplicate} duplicate, {batch.flagged} flagged, {batch.failed} failed, "
+                f"{batch.skipped} skipped; {report.new_items} new in {report.elapsed:.1f} s "
+                f"({report.files_per_s:.1f} files/s); manifest sha256 {summary['manifest_sha256']}"
+            )
+            for problem in batch.problems:
+                self.stderr.write(f"  {problem['kind']}: {problem['path']}: {problem['reason']}")
+        if batch.failed:
+            raise CommandError(f"{batch.failed} file(s) could not be stored.", returncode=2)

@@ -1,0 +1,190 @@
+"""Content-addressed, write-once storage for evidence originals and their derivatives.
+
+Django's FileSystemStorage neither fsyncs nor refuses to overwrite across processes, so
+originals are written here: into a temp file on the same filesystem while hashing,
+fsync, then published with ``os.link`` (which fails rather than overwrite), then the
+directory is fsynced. Nothing in the app can overwrite or delete an original.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from django.core.files.base import File
+from django.core.files.storage import Storage, storages
+from django.utils.deconstruct import deconstructible
+
+CHUNK = 1 << 20
+
+
+def original_key(sha256: str) -> str:
+    return f"sha256/{sha256[:2]}/{sha256[2:4]}/{sha256}"
+
+
+def derivative_key(sha256: str, kind: str, ext: str) -> str:
+    return f"derivatives/{sha256[:2]}/{sha256[2:4]}/{sha256}.{kind}.{ext}"
+
+
+@dataclass
+class Written:
+    sha256: str
+    size: int
+    key: str
+    created: bool  # False: these bytes were already in the store
+    head: bytes  # the content if small enough to decode in memory, else its first bytes
+    md5: str = ""
+    sha1: str = ""
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@deconstructible
+class EvidenceStorage(Storage):
+    """The ``evidence`` storage alias: write-once files under ``location``."""
+
+    def __init__(self, location: str | os.PathLike | None = None) -> None:
+        from django.conf import settings
+
+        self.root = Path(location or settings.STORAGE_ROOT)
+
+    # -- writing -----------------------------------------------------------------
+    def _tmp_dir(self) -> Path:
+        tmp = self.root / "tmp"
+        tmp.mkdir(parents=True, exist_ok=True)
+        return tmp
+
+    def _publish(self, tmp: Path, key: str, durable: bool) -> bool:
+        final = self.root / key
+        created_dirs = not final.parent.exists()
+        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(tmp, final)
+        except FileExistsError:
+            return False
+        finally:
+            tmp.unlink()
+        if durable:
+            _fsync_dir(final.parent)
+            if created_dirs:
+                _fsync_dir(final.parent.parent)
+                _fsync_dir(final.parent.parent.parent)
+        return True
+
+    def write_original(
+        self,
+        chunks: Iterable[bytes],
+        keep_up_to: int = 0,
+        extra_digests: tuple[str, ...] = (),
+    ) -> Written:
+        """Store a stream of bytes read once: hash, fsync, publish without overwriting.
+
+        Up to ``keep_up_to`` bytes of the content are kept in memory for decoding.
+        """
+        digest = hashlib.sha256()
+        extras = {name: hashlib.new(name) for name in extra_digests}
+        kept: list[bytes] = []
+        kept_size = size = 0
+        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"in-{os.getpid()}-")
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                for chunk in chunks:
+                    digest.update(chunk)
+                    for h in extras.values():
+                        h.update(chunk)
+                    out.write(chunk)
+                    size += len(chunk)
+                    if kept_size < max(keep_up_to, 16):
+                        kept.append(chunk)
+                        kept_size += len(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            tmp.chmod(0o444)
+            sha = digest.hexdigest()
+            key = original_key(sha)
+            created = self._publish(tmp, key, durable=True)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        head = b"".join(kept)
+        if size > keep_up_to:
+            head = head[:4096]
+        return Written(
+            sha,
+            size,
+            key,
+            created,
+            head,
+            md5=extras["md5"].hexdigest() if "md5" in extras else "",
+            sha1=extras["sha1"].hexdigest() if "sha1" in extras else "",
+        )
+
+    def write_derivative(self, key: str, data: bytes) -> None:
+        """Derivatives can be remade from their original: written atomically, not fsynced."""
+        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"dv-{os.getpid()}-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        self._publish(Path(tmp_name), key, durable=False)
+
+    def clean_stale_temp_files(self, older_than: float = 3600) -> int:
+        """Remove temp files left by killed writers (never a published file)."""
+        removed = 0
+        cutoff = time.time() - older_than
+        for tmp in self._tmp_dir().iterdir():
+            if tmp.stat().st_mtime < cutoff:
+                tmp.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+    # -- Django's Storage API ----------------------------------------------------
+    def _open(self, name: str, mode: str = "rb") -> File:
+        if mode not in ("rb", "r"):
+            raise PermissionError("Evidence storage is read-only once written.")
+        return File(Path(self.path(name)).open("rb"))  # the caller closes it
+
+    def _save(self, name: str, content: BinaryIO) -> str:
+        written = self.write_original(iter(lambda: content.read(CHUNK), b""))
+        return written.key
+
+    def delete(self, name: str) -> None:
+        raise PermissionError("Originals are never deleted by Athar.")
+
+    def exists(self, name: str) -> bool:
+        return (self.root / name).exists()
+
+    def path(self, name: str) -> str:
+        path = (self.root / name).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise ValueError("A storage key must stay inside the store.")
+        return str(path)
+
+    def size(self, name: str) -> int:
+        return (self.root / name).stat().st_size
+
+    def url(self, name: str) -> str:
+        raise NotImplementedError("Evidence is served only through access-checked views.")
+
+    def listdir(self, path: str):
+        directory = self.root / path
+        entries = list(directory.iterdir()) if directory.exists() else []
+        return (
+            [e.name for e in entries if e.is_dir()],
+            [e.name for e in entries if e.is_file()],
+        )
+
+
+def evidence_storage() -> EvidenceStorage:
+    return storages["evidence"]
