@@ -28,6 +28,7 @@ MAX_PIXELS = 90_000_000  # more is refused before decoding (a decompression bomb
 THUMBNAIL_SIZE = 256
 THUMBNAIL_QUALITY = 80
 PREVIEW_SIZE = 1024
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow refuses twice this outright, warns above it
 
 # Magic bytes → media type, most specific first.
 _MAGIC: list[tuple[int, bytes, str]] = [
@@ -280,7 +281,7 @@ def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) 
             return result
         try:
             decode_image(written.head, result, storage)
-        except Image.DecompressionBombWarning as exc:
+        except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
             result.flag("decompression_bomb", str(exc))
         except Exception as exc:
             result.flag("undecodable", f"{type(exc).__name__}: {exc}")

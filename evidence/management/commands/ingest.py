@@ -114,7 +114,7 @@ class Command(BaseCommand):
                 f"{batch.skipped} skipped; {report.new_items} new in {report.elapsed:.1f} s "
                 f"({report.files_per_s:.1f} files/s); manifest sha256 {summary['manifest_sha256']}"
             )
-            for problem in batch.problems:
-                self.stderr.write(f"  {problem['kind']}: {problem['path']}: {problem['reason']}")
+        for problem in batch.problems:
+            self.stderr.write(f"  {problem['kind']}: {problem['path']}: {problem['reason']}")
         if batch.failed:
             raise CommandError(f"{batch.failed} file(s) could not be stored.", returncode=2)

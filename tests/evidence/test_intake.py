@@ -1,0 +1,285 @@
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from casefiles.audit import verify_chain
+from casefiles.models import AuditEntry
+from evidence.models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch, StoredFile
+from evidence.services import verify_custody
+from evidence.storage import evidence_storage
+from tests.evidence.conftest import sha256
+from tests.evidence.images import jpeg_bytes, png_bomb, write
+
+pytestmark = pytest.mark.django_db
+
+
+def _stored_bytes(item: EvidenceItem) -> bytes:
+    return Path(evidence_storage().path(item.original.storage_key)).read_bytes()
+
+
+def test_a_folder_is_taken_in_byte_for_byte_with_metadata_and_custody(tmp_path, ingest, case):
+    medium = tmp_path / "usb"
+    files = {
+        "2013/08/a.jpg": jpeg_bytes(1, orientation=6),
+        "2013/08/b.jpg": jpeg_bytes(2, make="NIKON", model="D70", gps=None),
+        "notes.txt": "ملاحظات المصوّر\n".encode(),
+    }
+    for rel, data in files.items():
+        write(medium / rel, data)
+    code, out, err = ingest(medium, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["seen"], summary["stored"], summary["failed"]) == (3, 3, 0)
+
+    items = {i.original_path: i for i in EvidenceItem.objects.select_related("original")}
+    assert set(items) == set(files)
+    for rel, data in files.items():
+        item = items[rel]
+        assert item.original.sha256 == sha256(data) and item.original.size == len(data)
+        assert _stored_bytes(item) == data
+        assert item.original.storage_key == (
+            f"sha256/{sha256(data)[:2]}/{sha256(data)[2:4]}/{sha256(data)}"
+        )
+    a = items["2013/08/a.jpg"].provenance
+    assert (a.camera_make, a.camera_model, a.taken_at) == (
+        "Canon",
+        "EOS 40D",
+        "2013:08:21 10:15:00",
+    )
+    assert float(a.gps_latitude) == pytest.approx(33.51, abs=1e-6)
+    assert float(a.gps_longitude) == pytest.approx(36.29, abs=1e-6)
+    assert a.orientation == 6
+    assert a.metadata["GPSLatitudeRef"] == "N"
+    assert items["2013/08/b.jpg"].provenance.gps_latitude is None
+    assert items["notes.txt"].kind == "document" and items["notes.txt"].original.media_type == (
+        "text/plain"
+    )
+    thumb = Derivative.objects.get(original=items["2013/08/a.jpg"].original, kind="thumbnail")
+    # Orientation 6 (rotated 90°) is applied: the 320x240 photo becomes portrait.
+    assert (thumb.width, thumb.height) == (192, 256)
+    assert {i.reference for i in items.values()} == {"EV-000001", "EV-000002", "EV-000003"}
+
+    assert CustodyEvent.objects.filter(item__isnull=False, action="acquired").count() == 3
+    assert verify_custody(case) == []
+    assert AuditEntry.objects.filter(action="evidence.intake").count() == 3
+    assert verify_chain().ok
+
+    batch = IntakeBatch.objects.get()
+    manifest = Path(evidence_storage().path(batch.manifest.storage_key)).read_text()
+    assert sha256(manifest.encode()) == batch.manifest.sha256
+    for rel, data in files.items():
+        assert f"{sha256(data)}\t{len(data)}\t{rel}" in manifest
+
+
+def test_the_same_bytes_twice_are_stored_once_and_counted_as_a_duplicate(tmp_path, ingest):
+    data = jpeg_bytes(3)
+    write(tmp_path / "m" / "one.jpg", data)
+    write(tmp_path / "m" / "copy of one.jpg", data)
+    code, out, _ = ingest(tmp_path / "m", "--json")
+    assert code == 0
+    assert json.loads(out)["duplicate"] == 1 and json.loads(out)["stored"] == 1
+    assert StoredFile.objects.filter(sha256=sha256(data)).count() == 1
+    assert EvidenceItem.objects.count() == 2
+
+
+def test_running_the_same_ingest_again_changes_nothing(tmp_path, ingest):
+    for n in range(3):
+        write(tmp_path / "m" / f"{n}.jpg", jpeg_bytes(n))
+    assert ingest(tmp_path / "m")[0] == 0
+    audit_count = AuditEntry.objects.filter(action="evidence.intake").count()
+    code, out, _ = ingest(tmp_path / "m", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    assert (summary["new_items"], summary["already_done"], summary["seen"]) == (0, 3, 3)
+    assert EvidenceItem.objects.count() == 3 and IntakeBatch.objects.count() == 1
+    assert AuditEntry.objects.filter(action="evidence.intake").count() == audit_count
+
+
+def test_parallel_workers_give_the_same_result(tmp_path, ingest):
+    data = {f"{n}.jpg": jpeg_bytes(n) for n in range(6)}
+    for name, blob in data.items():
+        write(tmp_path / "m" / name, blob)
+    code, out, err = ingest(tmp_path / "m", "--json", jobs=2)
+    assert code == 0, err
+    got = dict(EvidenceItem.objects.values_list("original_path", "original__sha256"))
+    assert got == {name: sha256(blob) for name, blob in data.items()}
+
+
+# --- bad input ---------------------------------------------------------------------------
+
+
+def _flags(item):
+    return {f["code"]: f["reason"] for f in item.flags}
+
+
+def test_a_corrupt_or_truncated_jpeg_is_stored_hashed_and_flagged(tmp_path, ingest):
+    good = jpeg_bytes(7)
+    write(tmp_path / "m" / "truncated.jpg", good[: len(good) // 2])
+    write(tmp_path / "m" / "garbage.jpg", b"\xff\xd8\xff\xe0" + b"\x13" * 5000)
+    code, out, _ = ingest(tmp_path / "m", "--json")
+    assert code == 0  # stored, so not a failure
+    assert json.loads(out)["flagged"] == 2
+    for item in EvidenceItem.objects.select_related("original"):
+        assert "undecodable" in _flags(item)
+        data = (tmp_path / "m" / item.original_path).read_bytes()
+        assert _stored_bytes(item) == data and item.original.sha256 == sha256(data)
+        assert not Derivative.objects.filter(original=item.original).exists()
+
+
+def test_a_file_whose_extension_lies_is_typed_by_its_content_and_flagged(tmp_path, ingest):
+    write(tmp_path / "m" / "holiday.pdf", jpeg_bytes(8))
+    write(tmp_path / "m" / "report.jpg", b"%PDF-1.7\n" + b"x" * 100)
+    assert ingest(tmp_path / "m")[0] == 0
+    photo = EvidenceItem.objects.get(original_path="holiday.pdf")
+    assert photo.original.media_type == "image/jpeg" and photo.kind == "photo"
+    assert "application/pdf" in _flags(photo)["extension_mismatch"]
+    doc = EvidenceItem.objects.get(original_path="report.jpg")
+    assert doc.original.media_type == "application/pdf" and "extension_mismatch" in _flags(doc)
+
+
+def test_a_zero_byte_file_is_stored_and_flagged(tmp_path, ingest):
+    write(tmp_path / "m" / "empty.jpg", b"")
+    assert ingest(tmp_path / "m")[0] == 0
+    item = EvidenceItem.objects.get()
+    assert item.original.size == 0 and item.original.sha256 == sha256(b"")
+    assert "empty" in _flags(item)
+
+
+def test_a_decompression_bomb_is_flagged_without_being_decoded(tmp_path, ingest):
+    bomb = png_bomb(20000, 20000)  # 400 megapixels claimed in a few dozen bytes
+    assert len(bomb) < 200
+    write(tmp_path / "m" / "bomb.png", bomb)
+    assert ingest(tmp_path / "m")[0] == 0
+    item = EvidenceItem.objects.get()
+    assert "400000000 pixels" in _flags(item)["decompression_bomb"]
+    assert _stored_bytes(item) == bomb
+    assert not Derivative.objects.exists()
+
+
+def _zip(path: Path, members: list[tuple[str, bytes]], symlinks=()):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members:
+            zf.writestr(zipfile.ZipInfo(name), data)
+        for name, target in symlinks:
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o120777 << 16
+            zf.writestr(info, target)
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_zip_entries_with_unsafe_names_are_stored_as_metadata_never_as_paths(tmp_path, ingest):
+    before = sorted(p for p in tmp_path.rglob("*"))
+    archive = _zip(
+        tmp_path / "drive.zip",
+        [
+            ("../../escape.jpg", jpeg_bytes(10)),
+            ("/etc/absolute.jpg", jpeg_bytes(11)),
+            ("photos/same.jpg", jpeg_bytes(12)),
+            ("photos/same.jpg", jpeg_bytes(13)),
+        ],
+        symlinks=[("photos/link.jpg", "/etc/passwd")],
+    )
+    code, out, err = ingest(archive, "--json")
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["stored"], summary["skipped"], summary["failed"]) == (4, 1, 0)
+    escape = EvidenceItem.objects.get(original_path="../../escape.jpg")
+    assert "unsafe_path" in _flags(escape)
+    assert "unsafe_path" in _flags(EvidenceItem.objects.get(original_path="/etc/absolute.jpg"))
+    same = EvidenceItem.objects.filter(original_path="photos/same.jpg").order_by("reference")
+    assert [("duplicate_name" in _flags(i)) for i in same] == [False, True]
+    assert {_stored_bytes(i) for i in same} == {jpeg_bytes(12), jpeg_bytes(13)}
+    problems = IntakeBatch.objects.get().problems
+    assert problems == [
+        {"path": "photos/link.jpg", "kind": "skipped", "reason": problems[0]["reason"]}
+    ]
+    # Nothing was written outside the store: only the store and the archive are new.
+    after = sorted(p for p in tmp_path.rglob("*") if "store" not in p.parts)
+    assert after == sorted([*before, archive])
+    assert not (tmp_path.parent / "escape.jpg").exists()
+
+
+def test_a_zip_bomb_member_is_refused_and_the_run_says_so(tmp_path, ingest):
+    archive = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("ok.jpg", jpeg_bytes(14))
+        with zf.open("zeros.bin", "w", force_zip64=True) as member:
+            chunk = b"\x00" * (1 << 20)
+            for _ in range(300):  # 300 MB of zeros, a few hundred KB compressed
+                member.write(chunk)
+    assert archive.stat().st_size < 2 << 20
+    code, out, err = ingest(archive, "--json")
+    assert code == 2  # a file could not be stored
+    assert "compression ratio" in err
+    assert EvidenceItem.objects.get().original_path == "ok.jpg"
+    batch = IntakeBatch.objects.get()
+    assert (batch.failed, batch.stored, batch.status) == (1, 1, "incomplete")
+
+
+def test_a_custodians_checksum_list_is_checked_line_by_line(tmp_path, ingest):
+    a, b, c = jpeg_bytes(20), jpeg_bytes(21), jpeg_bytes(22)
+    write(tmp_path / "m" / "a.jpg", a)
+    write(tmp_path / "m" / "b.jpg", b)
+    write(tmp_path / "m" / "c.jpg", c)
+    listing = tmp_path / "SHA256SUMS"
+    listing.write_text(f"{sha256(a)}  a.jpg\n{'0' * 64}  b.jpg\n{sha256(b'gone')} *lost.jpg\n")
+    assert ingest(tmp_path / "m", "--manifest", str(listing))[0] == 0
+    batch = IntakeBatch.objects.get()
+    results = dict(batch.manifest_entries.values_list("path", "result"))
+    assert results == {
+        "a.jpg": "match",
+        "b.jpg": "mismatch",
+        "lost.jpg": "missing",
+        "c.jpg": "unlisted",
+    }
+    assert "manifest_mismatch" in _flags(EvidenceItem.objects.get(original_path="b.jpg"))
+    assert batch.custodian_manifest.sha256 == sha256(listing.read_bytes())
+
+
+def test_an_md5_list_makes_intake_compute_md5_too(tmp_path, ingest):
+    import hashlib
+
+    data = jpeg_bytes(23)
+    write(tmp_path / "m" / "x.jpg", data)
+    listing = write(tmp_path / "MD5SUMS", f"{hashlib.md5(data).hexdigest()}  x.jpg\n".encode())  # noqa: S324
+    assert ingest(tmp_path / "m", "--manifest", str(listing))[0] == 0
+    assert IntakeBatch.objects.get().manifest_entries.get().result == "match"
+    assert StoredFile.objects.get(sha256=sha256(data)).md5 == hashlib.md5(data).hexdigest()  # noqa: S324
+
+
+def test_an_outsider_cannot_ingest_into_a_case(tmp_path, case, capsys):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from tests.factories import UserFactory
+
+    UserFactory(username="stranger")
+    write(tmp_path / "m" / "x.jpg", jpeg_bytes(1))
+    with pytest.raises(CommandError, match="may not add evidence"):
+        call_command(
+            "ingest",
+            str(tmp_path / "m"),
+            "--case",
+            case.reference,
+            "--source",
+            "x",
+            "--as",
+            "stranger",
+        )
+    assert not EvidenceItem.objects.exists()
+
+
+def test_near_identical_photos_share_a_group(tmp_path, ingest):
+    write(tmp_path / "m" / "a.jpg", jpeg_bytes(30, quality=95))
+    write(tmp_path / "m" / "a-recompressed.jpg", jpeg_bytes(30, quality=60))
+    write(tmp_path / "m" / "other.jpg", jpeg_bytes(31))
+    assert ingest(tmp_path / "m")[0] == 0
+    a, again, other = (
+        EvidenceItem.objects.get(original_path=p)
+        for p in ("a.jpg", "a-recompressed.jpg", "other.jpg")
+    )
+    assert a.near_group is not None and a.near_group == again.near_group
+    assert other.near_group is None
