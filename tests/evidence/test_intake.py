@@ -101,7 +101,7 @@ def test_parallel_workers_give_the_same_result(tmp_path, ingest):
     data = {f"{n}.jpg": jpeg_bytes(n) for n in range(6)}
     for name, blob in data.items():
         write(tmp_path / "m" / name, blob)
-    code, out, err = ingest(tmp_path / "m", "--json", jobs=2)
+    code, _out, err = ingest(tmp_path / "m", "--json", jobs=2)
     assert code == 0, err
     got = dict(EvidenceItem.objects.values_list("original_path", "original__sha256"))
     assert got == {name: sha256(blob) for name, blob in data.items()}
@@ -211,7 +211,7 @@ def test_a_zip_bomb_member_is_refused_and_the_run_says_so(tmp_path, ingest):
             for _ in range(300):  # 300 MB of zeros, a few hundred KB compressed
                 member.write(chunk)
     assert archive.stat().st_size < 2 << 20
-    code, out, err = ingest(archive, "--json")
+    code, _out, err = ingest(archive, "--json")
     assert code == 2  # a file could not be stored
     assert "compression ratio" in err
     assert EvidenceItem.objects.get().original_path == "ok.jpg"
