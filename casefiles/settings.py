@@ -241,5 +241,8 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": "WARNING"},
 }
 
+# Intake: files per database transaction (a killed ingest redoes at most this many).
+INTAKE_CHUNK = int(os.environ.get("ATHAR_INTAKE_CHUNK", "400"))
+
 # Background tasks (browser batch uploads): a database queue, drained by `manage.py db_worker`.
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}

@@ -132,6 +132,24 @@ class EvidenceStorage(Storage):
             sha1=extras["sha1"].hexdigest() if "sha1" in extras else "",
         )
 
+    def write_original_bytes(self, data: bytes, sha256: str) -> bool:
+        """Store content already in memory whose SHA-256 the caller computed from it.
+
+        Returns False when these bytes were already in the store.
+        """
+        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"in-{os.getpid()}-")
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            tmp.chmod(0o444)
+            return self._publish(tmp, original_key(sha256), durable=True)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
     def write_derivative(self, key: str, data: bytes) -> None:
         """Derivatives can be remade from their original: written atomically, not fsynced."""
         fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"dv-{os.getpid()}-")

@@ -29,6 +29,18 @@ def run_manage(env, *args, check=True, **kwargs):
     )
 
 
+def count_rows(env, table: str) -> int:
+    """Rows in a table of the scratch database, read directly (no Django start-up)."""
+    url = env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        import sqlite3
+
+        with sqlite3.connect(url.removeprefix("sqlite:///"), timeout=30) as db:
+            return db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as db:
+        return db.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+
+
 @contextmanager
 def scratch_database(tmp_path):
     """Yield an environment (os.environ plus DATABASE_URL) naming a new, migrated DB."""

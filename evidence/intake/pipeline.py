@@ -12,14 +12,15 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from .. import services
 from ..models import IntakeBatch
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, iter_manifest, list_source
 from .steps import process
 
-WRITE_EVERY = 400  # results per database transaction
-WRITE_AFTER = 2.0  # ... or seconds, whichever first
+WRITE_AFTER = 2.0  # seconds between database transactions at most
 
 
 @dataclass
@@ -100,7 +101,7 @@ def run_intake(
 
     for n, result in enumerate(_results(todo, jobs, extra), 1):
         chunk.append(result)
-        if len(chunk) >= WRITE_EVERY or time.monotonic() - last_write > WRITE_AFTER:
+        if len(chunk) >= settings.INTAKE_CHUNK or time.monotonic() - last_write > WRITE_AFTER:
             flush()
         if progress:
             progress(n, len(todo), time.monotonic() - started)
