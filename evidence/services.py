@@ -511,6 +511,36 @@ _INTEGRITY = {
 }
 
 
+def ensure_preview(item: EvidenceItem) -> Derivative | None:
+    """The ~1024 px preview, made on first view (never during intake)."""
+    from .intake.steps import PREVIEW_SIZE, make_preview
+    from .storage import derivative_key
+
+    try:
+        data, width, height = make_preview(evidence_storage().path(item.original.storage_key))
+    except Exception:
+        return None
+    key = derivative_key(item.original.sha256, "preview", "jpg")
+    evidence_storage().write_derivative(key, data)
+    Derivative.objects.bulk_create(
+        [
+            Derivative(
+                original=item.original,
+                kind=Derivative.Kind.PREVIEW,
+                storage_key=key,
+                media_type="image/jpeg",
+                width=width,
+                height=height,
+                size=len(data),
+                tool=TOOL,
+                parameters={"max": PREVIEW_SIZE, "quality": 85, "exif_transpose": True},
+            )
+        ],
+        ignore_conflicts=True,
+    )
+    return Derivative.objects.get(original=item.original, kind=Derivative.Kind.PREVIEW)
+
+
 def record_download(*, actor: Any, item: EvidenceItem, purpose: str = "download") -> str:
     """A copy of the original leaves the server: re-verify, custody event, audit."""
     result = verify_item(item)

@@ -16,6 +16,18 @@ def _database_is_the_one_asked_for(django_db_setup, django_db_blocker):
         assert connection.vendor == expected, f"suite meant for {expected}, got {connection.vendor}"
 
 
+@pytest.fixture(autouse=True)
+def evidence_store(tmp_path, settings):
+    """Each test gets its own empty evidence store; nothing is written under var/."""
+    root = tmp_path / "store"
+    settings.STORAGE_ROOT = root
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "evidence": {"BACKEND": "evidence.storage.EvidenceStorage", "OPTIONS": {"location": root}},
+    }
+    return root
+
+
 @pytest.fixture
 def case(db):
     return CaseFactory(reference="SYR-2014-001", title="Detention photographs")

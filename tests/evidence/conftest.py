@@ -7,18 +7,6 @@ from casefiles.access import INVESTIGATOR_GROUP, Role
 from tests.factories import MembershipFactory, UserFactory
 
 
-@pytest.fixture(autouse=True)
-def evidence_store(tmp_path, settings):
-    """Each test gets its own empty evidence store."""
-    root = tmp_path / "store"
-    settings.STORAGE_ROOT = root
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "evidence": {"BACKEND": "evidence.storage.EvidenceStorage", "OPTIONS": {"location": root}},
-    }
-    return root
-
-
 @pytest.fixture
 def taker(db, case):
     """The investigator who takes evidence in."""

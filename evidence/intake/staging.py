@@ -1,0 +1,58 @@
+"""Browser uploads are staged on the store's filesystem, then taken in like a medium."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from ..storage import evidence_storage
+from .payload import SourceFile
+from .sources import Listing, list_zip
+
+PREFIX = "upload:"
+
+
+def staging_dir(batch) -> Path:
+    return evidence_storage().root / "uploads" / str(batch.pk)
+
+
+def stage_uploads(batch, uploads) -> int:
+    """Copy uploaded files to the batch's staging folder; returns how many."""
+    directory = staging_dir(batch)
+    directory.mkdir(parents=True, exist_ok=True)
+    names = []
+    for n, upload in enumerate(uploads):
+        with (directory / f"{n:06d}").open("wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+        names.append(upload.name)
+    (directory / "names.json").write_text(json.dumps(names, ensure_ascii=False))
+    return len(names)
+
+
+def listing_for(batch) -> Listing:
+    """Every staged file as a source; a ZIP contributes its members, under its name."""
+    directory = staging_dir(batch)
+    names = json.loads((directory / "names.json").read_text())
+    listing = Listing()
+    for n, name in enumerate(names):
+        path = directory / f"{n:06d}"
+        if zipfile.is_zipfile(path):
+            inner = list_zip(path)
+            listing.files += [
+                SourceFile(**{**vars(s), "path": f"{name}/{s.path}"}) for s in inner.files
+            ]
+            listing.problems += [{**p, "path": f"{name}/{p['path']}"} for p in inner.problems]
+        else:
+            listing.files.append(
+                SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
+            )
+    return listing
+
+
+def is_small(uploads) -> bool:
+    """Few plain files are taken in at once; many, or any ZIP, go to a background task."""
+    return len(uploads) <= 10 and not any(
+        u.name.lower().endswith(".zip") or zipfile.is_zipfile(u) for u in uploads
+    )

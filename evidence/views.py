@@ -1,0 +1,182 @@
+from pathlib import Path
+
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_http_methods
+
+from casefiles import audit
+from casefiles.access import Action, can, get_case_for_user
+
+from . import services
+from .filters import EvidenceFilter
+from .forms import UploadForm
+from .intake.pipeline import run_intake
+from .intake.staging import PREFIX, is_small, listing_for, stage_uploads
+from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
+from .storage import evidence_storage
+
+PAGE_SIZE = 48
+
+
+def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VIEW_CASE):
+    case = get_case_for_user(request.user, ref, action)
+    item = get_object_or_404(
+        EvidenceItem.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("original", "provenance", "batch", "provenance__acquired_by"),
+        reference=item_ref,
+    )
+    item.case = case
+    return case, item
+
+
+@require_GET
+def gallery(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    items = (
+        EvidenceItem.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("original", "provenance")
+        .annotate(
+            has_thumbnail=Exists(
+                Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
+            )
+        )
+        .order_by("reference")
+    )
+    filterset = EvidenceFilter(request.GET, queryset=items, case=case)
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "evidence/gallery.html",
+        {
+            "case": case,
+            "filter": filterset,
+            "page": page,
+            "query": query.urlencode(),
+            "can_add": can(request.user, Action.ADD_EVIDENCE, case),
+        },
+    )
+
+
+@require_GET
+def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    case, item = _item(request, ref, item_ref)
+    custody = item.custody_events.select_related("actor").order_by("at", "pk")
+    near = (
+        EvidenceItem.objects.visible_to(request.user)
+        .filter(case=case, near_group=item.near_group)
+        .exclude(pk=item.pk)
+        .order_by("reference")
+        .values("reference", "original_path")[:24]
+        if item.near_group is not None
+        else []
+    )
+    derivatives = set(
+        Derivative.objects.filter(original=item.original_id).values_list("kind", flat=True)
+    )
+    audit.record(request.user, "evidence.view", target=item, case=case)
+    return render(
+        request,
+        "evidence/item_detail.html",
+        {
+            "case": case,
+            "item": item,
+            "provenance": getattr(item, "provenance", None),
+            "custody": custody,
+            "near": near,
+            "has_thumbnail": "thumbnail" in derivatives,
+            "previewable": "thumbnail" in derivatives,
+        },
+    )
+
+
+def _serve_derivative(item: EvidenceItem, kind: str) -> FileResponse:
+    derivative = Derivative.objects.filter(original=item.original_id, kind=kind).first()
+    if derivative is None and kind == Derivative.Kind.PREVIEW:
+        derivative = services.ensure_preview(item)
+    if derivative is None:
+        raise Http404
+    path = evidence_storage().path(derivative.storage_key)
+    return FileResponse(Path(path).open("rb"), content_type=derivative.media_type)
+
+
+@require_GET
+def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+    _, item = _item(request, ref, item_ref)
+    return _serve_derivative(item, Derivative.Kind.THUMBNAIL)
+
+
+@require_GET
+def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+    _, item = _item(request, ref, item_ref)
+    return _serve_derivative(item, Derivative.Kind.PREVIEW)
+
+
+@require_GET
+def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+    """The original, byte for byte, as an attachment; a custody event and an audit entry."""
+    _, item = _item(request, ref, item_ref)
+    result = services.record_download(actor=request.user, item=item)
+    if result != CustodyEvent.HashResult.MATCH:
+        raise Http404  # recorded loudly above; a changed or missing original is not served
+    path = evidence_storage().path(item.original.storage_key)
+    response = FileResponse(
+        Path(path).open("rb"),  # FileResponse closes it
+        as_attachment=True,
+        filename=item.original_filename,
+        content_type="application/octet-stream",
+    )
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Digest"] = f"sha-256={item.original.sha256}"
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref, Action.ADD_EVIDENCE)
+    form = UploadForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        files = form.cleaned_data["files"]
+        batch = services.create_batch(
+            actor=request.user,
+            case=case,
+            source_root=f"{PREFIX}{request.user.get_username()}",
+            acquired_from=form.cleaned_data["acquired_from"],
+            medium=form.cleaned_data["medium"],
+            method=form.cleaned_data["method"] or "uploaded in the browser",
+            label=files[0].name if len(files) == 1 else f"{len(files)} files uploaded",
+        )
+        stage_uploads(batch, files)
+        if is_small(files):
+            run_intake(actor=request.user, batch=batch, listing=listing_for(batch), jobs=1)
+        else:
+            from .tasks import ingest_staged_batch
+
+            transaction.on_commit(lambda: ingest_staged_batch.enqueue(batch.pk, request.user.pk))
+        return redirect(batch)
+    return render(request, "evidence/upload.html", {"case": case, "form": form})
+
+
+@require_GET
+def batch_detail(request: HttpRequest, ref: str, pk: int) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    batch = get_object_or_404(IntakeBatch.objects.visible_to(request.user), case=case, pk=pk)
+    running = batch.status in (IntakeBatch.Status.PENDING, IntakeBatch.Status.RUNNING)
+    return render(
+        request,
+        "evidence/batch_detail.html",
+        {
+            "case": case,
+            "batch": batch,
+            "running": running,
+            "manifest_entries": batch.manifest_entries.exclude(result="match").order_by("path")[
+                :200
+            ],
+        },
+    )

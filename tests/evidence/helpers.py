@@ -1,0 +1,11 @@
+from pathlib import Path
+
+from evidence.intake.pipeline import ingest_path
+from tests.evidence.images import write
+
+
+def take_in(case, actor, files: dict[str, bytes], where: Path):
+    """Take files in through the real pipeline, as `manage.py ingest` does."""
+    for name, data in files.items():
+        write(where / name, data)
+    return ingest_path(actor=actor, case=case, path=where, acquired_from="W-0001", jobs=1).batch
