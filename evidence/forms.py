@@ -13,9 +13,9 @@ class MultipleFileField(forms.FileField):
 
     def clean(self, data, initial=None):
         single = super().clean
-        if isinstance(data, list | tuple):
+        if isinstance(data, list | tuple) and data:
             return [single(d, initial) for d in data]
-        return [single(data, initial)]
+        return [single(data or None, initial)]  # none chosen: "This field is required."
 
 
 class UploadForm(forms.Form):

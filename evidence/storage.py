@@ -151,11 +151,16 @@ class EvidenceStorage(Storage):
             raise
 
     def write_derivative(self, key: str, data: bytes) -> None:
-        """Derivatives can be remade from their original: written atomically, not fsynced."""
-        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"dv-{os.getpid()}-")
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        self._publish(Path(tmp_name), key, durable=False)
+        """Derivatives are remade from their original at will: written atomically (a
+        reader never sees half a thumbnail), not fsynced, and replaced if present."""
+        final = self.root / key
+        tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_bytes(data)
+        except FileNotFoundError:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(data)
+        tmp.replace(final)
 
     def clean_stale_temp_files(self, older_than: float = 3600) -> int:
         """Remove temp files left by killed writers (never a published file)."""

@@ -39,7 +39,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     items = (
         EvidenceItem.objects.visible_to(request.user)
         .filter(case=case)
-        .select_related("original", "provenance")
+        .select_related("case", "original", "provenance")
         .annotate(
             has_thumbnail=Exists(
                 Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")

@@ -283,3 +283,35 @@ def test_near_identical_photos_share_a_group(tmp_path, ingest):
     )
     assert a.near_group is not None and a.near_group == again.near_group
     assert other.near_group is None
+
+
+def test_the_metadata_export_has_one_record_per_item(tmp_path, ingest, case, capsys):
+    import csv
+    import io
+
+    from django.core.management import call_command
+
+    write(tmp_path / "m" / "a.jpg", jpeg_bytes(70))
+    write(tmp_path / "m" / "empty.jpg", b"")
+    assert ingest(tmp_path / "m")[0] == 0
+    call_command("evidence_metadata", "--case", case.reference)
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    by_path = {r["original_path"]: r for r in records}
+    assert set(by_path) == {"a.jpg", "empty.jpg"}
+    a = by_path["a.jpg"]
+    assert a["sha256"] == sha256(jpeg_bytes(70)) and a["media_type"] == "image/jpeg"
+    assert (a["camera_make"], a["camera_model"], a["date_taken"]) == (
+        "Canon",
+        "EOS 40D",
+        "2013:08:21 10:15:00",
+    )
+    assert a["gps_latitude"] == pytest.approx(33.51) and a["orientation"] == 1
+    assert by_path["empty.jpg"]["flags"][0]["code"] == "empty"
+
+    call_command("evidence_metadata", "--case", case.reference, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {r["original_path"] for r in rows} == {"a.jpg", "empty.jpg"}
+    assert next(r for r in rows if r["original_path"] == "empty.jpg")["flags"].startswith(
+        "empty: zero-byte"
+    )
+    assert AuditEntry.objects.filter(action="evidence.export_metadata").count() == 2

@@ -1,0 +1,231 @@
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django_tasks_db.models import DBTaskResult
+
+from casefiles.models import AuditEntry
+from evidence.models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
+from evidence.services import run_fixity
+from evidence.storage import evidence_storage
+from evidence.tasks import ingest_staged_batch
+from tests.evidence.conftest import sha256
+from tests.evidence.helpers import take_in
+from tests.evidence.images import jpeg_bytes
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def photos(cast, tmp_path):
+    files = {f"p{n}.jpg": jpeg_bytes(n, model="D70" if n % 2 else "EOS 40D") for n in range(4)}
+    files["same-as-p0.jpg"] = jpeg_bytes(0, quality=70)  # near-identical to p0
+    files["broken.jpg"] = b"\xff\xd8\xff" + b"\x00" * 100
+    batch = take_in(cast.case, cast.investigator, files, tmp_path / "m")
+    return {i.original_path: i for i in batch.items.select_related("original")}
+
+
+def _refs(response):
+    return [i.reference for i in response.context["page"]]
+
+
+def test_the_gallery_shows_thumbnails_lazily_and_filters(client, cast, photos):
+    client.force_login(cast.lawyer)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+    response = client.get(url)
+    html = response.content.decode()
+    assert len(_refs(response)) == 6
+    assert html.count('loading="lazy"') == 5  # the broken file has no thumbnail
+    assert len(_refs(client.get(url, {"camera": "D70"}))) == 2
+    assert _refs(client.get(url, {"flagged": "true"})) == [photos["broken.jpg"].reference]
+    group = photos["p0.jpg"].near_group
+    assert set(_refs(client.get(url, {"near_group": group}))) == {
+        photos["p0.jpg"].reference,
+        photos["same-as-p0.jpg"].reference,
+    }
+    assert (
+        len(_refs(client.get(url, {"taken_after": "2013-08-21", "taken_before": "2013-08-21"})))
+        == 5
+    )
+    assert _refs(client.get(url, {"taken_after": "2014-01-01"})) == []
+    assert len(_refs(client.get(url, {"kind": "photo", "integrity": "intake"}))) == 6
+    batch = IntakeBatch.objects.get()
+    assert len(_refs(client.get(url, {"batch": batch.pk}))) == 6
+
+
+def test_the_gallery_costs_the_same_queries_for_more_items(
+    client, cast, tmp_path, django_assert_num_queries
+):
+    take_in(cast.case, cast.investigator, {"a.jpg": jpeg_bytes(1)}, tmp_path / "a")
+    client.force_login(cast.lawyer)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+    client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    take_in(
+        cast.case,
+        cast.investigator,
+        {f"{n}.jpg": jpeg_bytes(10 + n) for n in range(12)},
+        tmp_path / "b",
+    )
+    with django_assert_num_queries(len(few.captured_queries)):
+        response = client.get(url)
+    assert len(_refs(response)) == 13
+
+
+def test_the_item_page_shows_metadata_provenance_custody_and_near_identical_items(
+    client, cast, photos
+):
+    item = photos["p0.jpg"]
+    client.force_login(cast.lawyer)
+    response = client.get(item.get_absolute_url())
+    html = response.content.decode()
+    assert item.original.sha256 in html
+    assert "EOS 40D" in html and "2013:08:21 10:15:00" in html
+    assert "33.51" in html and "W-0001" in html
+    assert "Acquired" in html and "hash matches" in html
+    assert photos["same-as-p0.jpg"].reference in html
+    assert AuditEntry.objects.filter(action="evidence.view", target_id=str(item.pk)).exists()
+
+
+def test_the_item_page_costs_the_same_queries_however_long_its_custody(
+    client, cast, photos, django_assert_num_queries
+):
+    item = photos["p1.jpg"]
+    client.force_login(cast.lawyer)
+    client.get(item.get_absolute_url())
+    with CaptureQueriesContext(connection) as before:
+        client.get(item.get_absolute_url())
+    for _ in range(4):
+        run_fixity(case=cast.case)
+    assert item.custody_events.count() == 5
+    with django_assert_num_queries(len(before.captured_queries)):
+        response = client.get(item.get_absolute_url())
+    assert response.content.decode().count("fixity check #") == 4
+
+
+def test_the_original_downloads_as_an_attachment_byte_for_byte_and_leaves_a_trace(
+    client, cast, photos, tmp_path
+):
+    item = photos["p2.jpg"]
+    client.force_login(cast.lawyer)
+    response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    assert response.status_code == 200
+    assert response["Content-Disposition"].startswith('attachment; filename="p2.jpg"')
+    assert response["X-Content-Type-Options"] == "nosniff"
+    body = b"".join(response.streaming_content)
+    assert body == (tmp_path / "m" / "p2.jpg").read_bytes() and sha256(body) == item.original.sha256
+    event = CustodyEvent.objects.get(item=item, action="copied")
+    assert (event.actor, event.hash_result) == (cast.lawyer, "match")
+    assert AuditEntry.objects.filter(action="evidence.download", actor=cast.lawyer).exists()
+
+
+def test_a_changed_original_is_not_served_and_the_mismatch_is_recorded(client, cast, photos):
+    item = photos["p3.jpg"]
+    path = Path(evidence_storage().path(item.original.storage_key))
+    path.chmod(0o644)
+    path.write_bytes(b"tampered")
+    client.force_login(cast.lawyer)
+    response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    assert response.status_code == 404
+    assert CustodyEvent.objects.get(item=item, action="copied").hash_result == "mismatch"
+    item.refresh_from_db()
+    assert item.integrity == "changed"
+
+
+def test_thumbnails_are_served_and_previews_made_on_first_view(client, cast, photos):
+    item = photos["p1.jpg"]
+    client.force_login(cast.observer)
+    args = [cast.case.reference, item.reference]
+    thumb = client.get(reverse("evidence:thumbnail", args=args))
+    assert thumb["Content-Type"] == "image/jpeg"
+    assert not Derivative.objects.filter(original=item.original, kind="preview").exists()
+    preview = client.get(reverse("evidence:preview", args=args))
+    assert preview.status_code == 200
+    made = Derivative.objects.get(original=item.original, kind="preview")
+    assert max(made.width, made.height) == 320  # never enlarged past the original
+    assert made.tool.startswith("Pillow")
+
+
+def test_uploading_a_few_files_takes_them_in_at_once(client, cast):
+    client.force_login(cast.investigator)
+    response = client.post(
+        reverse("evidence:upload", args=[cast.case.reference]),
+        {
+            "files": [
+                SimpleUploadedFile("one.jpg", jpeg_bytes(50)),
+                SimpleUploadedFile("two.jpg", jpeg_bytes(51)),
+            ],
+            "acquired_from": "W-0017",
+            "medium": "phone",
+        },
+    )
+    batch = IntakeBatch.objects.get()
+    assert response.status_code == 302 and response["Location"] == batch.get_absolute_url()
+    assert (batch.status, batch.stored) == ("done", 2)
+    assert {i.original.sha256 for i in batch.items.all()} == {
+        sha256(jpeg_bytes(50)),
+        sha256(jpeg_bytes(51)),
+    }
+    page = client.get(batch.get_absolute_url()).content.decode()
+    assert "W-0017" in page and "Done" in page
+
+
+def test_a_rejected_upload_keeps_what_was_typed(client, cast):
+    client.force_login(cast.investigator)
+    response = client.post(
+        reverse("evidence:upload", args=[cast.case.reference]),
+        {"acquired_from": "W-0017", "medium": "USB stick S/N 4471"},
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'value="W-0017"' in html and 'value="USB stick S/N 4471"' in html
+    assert "This field is required" in html
+    assert not IntakeBatch.objects.exists()
+
+
+def test_an_observer_cannot_upload(client, cast):
+    client.force_login(cast.observer)
+    assert client.get(reverse("evidence:upload", args=[cast.case.reference])).status_code == 404
+
+
+def _zip_upload(names):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for n, name in enumerate(names):
+            zf.writestr(name, jpeg_bytes(60 + n))
+    return SimpleUploadedFile("drive.zip", buffer.getvalue(), content_type="application/zip")
+
+
+def test_a_zip_upload_is_queued_as_a_background_task_that_takes_it_in(
+    client, cast, django_capture_on_commit_callbacks
+):
+    client.force_login(cast.investigator)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("evidence:upload", args=[cast.case.reference]),
+            {"files": [_zip_upload(["a/1.jpg", "a/2.jpg", "b/3.jpg"])], "acquired_from": "S-0003"},
+        )
+    batch = IntakeBatch.objects.get()
+    assert batch.status == "pending"
+    page = client.get(response["Location"]).content.decode()
+    assert 'http-equiv="refresh"' in page  # the page follows the task's progress
+    queued = DBTaskResult.objects.get()
+    assert queued.task_path == "evidence.tasks.ingest_staged_batch"
+    assert queued.args_kwargs["args"] == [batch.pk, cast.investigator.pk]
+    # What `manage.py db_worker` does with the queued row (the worker itself closes its
+    # connections between tasks, which a test's rolled-back transaction cannot survive).
+    ingest_staged_batch.call(*queued.args_kwargs["args"])
+    batch.refresh_from_db()
+    assert (batch.status, batch.stored) == ("done", 3)
+    assert set(EvidenceItem.objects.values_list("original_path", flat=True)) == {
+        "drive.zip/a/1.jpg",
+        "drive.zip/a/2.jpg",
+        "drive.zip/b/3.jpg",
+    }
+    assert 'http-equiv="refresh"' not in client.get(response["Location"]).content.decode()
