@@ -24,11 +24,15 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $@
 
+# The app and a task worker (browser batch uploads); Ctrl-C stops both.
 run: $(VENV)/.installed
 	@mkdir -p $(DATA_DIR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
-	$(PY) manage.py runserver 127.0.0.1:8000
+	$(PY) manage.py seed_demo_evidence
+	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
+	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  $(PY) manage.py runserver 127.0.0.1:8000
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

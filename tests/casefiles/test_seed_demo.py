@@ -47,3 +47,15 @@ def test_system_groups_exist_and_the_admin_group_can_manage_access():
     perms = set(Group.objects.get(name="Admin").permissions.values_list("codename", flat=True))
     assert {"add_membership", "change_membership", "view_auditentry", "add_case"} <= perms
     assert "delete_membership" not in perms and "delete_auditentry" not in perms
+
+
+def test_demo_evidence_is_taken_in_once_through_the_pipeline():
+    from evidence.models import EvidenceItem
+
+    call_command("seed_demo")
+    call_command("seed_demo_evidence")
+    call_command("seed_demo_evidence")
+    items = EvidenceItem.objects.filter(case__reference="DEMO-2014-001")
+    assert items.count() == 13
+    assert items.filter(near_group__isnull=False).count() >= 2
+    assert verify_chain().ok
