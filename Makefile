@@ -9,7 +9,7 @@ PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
-.PHONY: help run test lint migrations-check test-sqlite test-postgres messages clean
+.PHONY: help run test lint migrations-check browser-deps test-sqlite test-postgres messages clean
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
@@ -57,7 +57,15 @@ test-postgres: $(VENV)/.installed
 	  echo "PostgreSQL not reachable at $(PG_URL): skipping the PostgreSQL run"; \
 	fi
 
-test: lint migrations-check test-sqlite test-postgres
+# Browser tests drive Debian's chromium (Playwright never downloads a browser here).
+browser-deps:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian chromium for the browser tests"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; \
+	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
+
+test: lint migrations-check browser-deps test-sqlite test-postgres
 
 # Extract strings, fill in the Arabic table of tools/translate_ar.py, compile; commit both.
 messages: $(VENV)/.installed
