@@ -4,7 +4,7 @@ from django.contrib.auth import get_user_model
 from django.tasks import task
 
 from .intake.pipeline import run_intake
-from .intake.staging import listing_for
+from .intake.staging import clear_staging, listing_for
 from .models import IntakeBatch
 
 
@@ -14,4 +14,5 @@ def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
     batch = IntakeBatch.objects.select_related("case").get(pk=batch_id)
     actor = get_user_model().objects.get(pk=actor_id)
     report = run_intake(actor=actor, batch=batch, listing=listing_for(batch))
+    clear_staging(batch)
     return report.new_items

@@ -14,7 +14,7 @@ from . import services
 from .filters import EvidenceFilter
 from .forms import UploadForm
 from .intake.pipeline import run_intake
-from .intake.staging import PREFIX, is_small, listing_for, stage_uploads
+from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
 from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
 from .storage import evidence_storage
 
@@ -155,6 +155,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
         stage_uploads(batch, files)
         if is_small(files):
             run_intake(actor=request.user, batch=batch, listing=listing_for(batch), jobs=1)
+            clear_staging(batch)
         else:
             from .tasks import ingest_staged_batch
 

@@ -16,6 +16,7 @@ from django.conf import settings
 
 from .. import services
 from ..models import IntakeBatch
+from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, iter_manifest, list_source
 from .steps import process
@@ -49,8 +50,6 @@ def _results(
 
 
 def _storage_root() -> str:
-    from ..storage import evidence_storage
-
     return str(evidence_storage().root)
 
 
@@ -136,6 +135,7 @@ def ingest_path(
 ) -> RunReport:
     """The command-line entry point: a folder tree or a ZIP (resumes an earlier run)."""
     source_root = str(path.resolve())
+    evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
     listing = list_source(path)
     batch = None if new_batch else services.find_resumable_batch(case=case, source_root=source_root)
     if batch is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -49,6 +50,13 @@ def listing_for(batch) -> Listing:
                 SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
             )
     return listing
+
+
+def clear_staging(batch) -> None:
+    """Staged copies go once every file is in the store; kept if any could not be."""
+    batch.refresh_from_db(fields=["failed", "status"])
+    if batch.failed == 0 and batch.status == batch.Status.DONE:
+        shutil.rmtree(staging_dir(batch), ignore_errors=True)
 
 
 def is_small(uploads) -> bool:

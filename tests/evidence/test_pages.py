@@ -10,6 +10,7 @@ from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
 from casefiles.models import AuditEntry
+from evidence.intake.staging import staging_dir
 from evidence.models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
 from evidence.services import run_fixity
 from evidence.storage import evidence_storage
@@ -174,6 +175,7 @@ def test_uploading_a_few_files_takes_them_in_at_once(client, cast):
     }
     page = client.get(batch.get_absolute_url()).content.decode()
     assert "W-0017" in page and "Done" in page
+    assert not staging_dir(batch).exists()  # the staged copies are gone, the store holds all
 
 
 def test_a_rejected_upload_keeps_what_was_typed(client, cast):

@@ -103,6 +103,7 @@ class Command(BaseCommand):
             "already_done": report.already_done,
             "elapsed_s": round(report.elapsed, 3),
             "photos_per_s": round(report.files_per_s, 1),
+            "coordinator_cpu_s": round(os.times().user + os.times().system, 2),
             "manifest_sha256": batch.manifest.sha256 if batch.manifest else None,
         }
         if json:
