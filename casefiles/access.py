@@ -48,6 +48,7 @@ class Action:
     MANAGE_MEMBERS = "case.manage_members"
     VIEW_CASE_AUDIT = "case.view_audit"
     ADD_EVIDENCE = "evidence.add"
+    DOWNLOAD_ORIGINAL = "evidence.download"  # a copy leaves the server: not for observers
     RECORD_CUSTODY = "evidence.record_custody"
     REVIEW = "evidence.review"
     ADD_PEOPLE = "people.add"
@@ -68,6 +69,7 @@ ROLE_ACTIONS: dict[str, frozenset[str]] = {
             Action.MANAGE_MEMBERS,
             Action.VIEW_CASE_AUDIT,
             Action.ADD_EVIDENCE,
+            Action.DOWNLOAD_ORIGINAL,
             Action.RECORD_CUSTODY,
             Action.REVIEW,
             Action.ADD_PEOPLE,
@@ -81,13 +83,16 @@ ROLE_ACTIONS: dict[str, frozenset[str]] = {
         _MEMBER_READ
         | {
             Action.ADD_EVIDENCE,
+            Action.DOWNLOAD_ORIGINAL,
             Action.RECORD_CUSTODY,
             Action.ADD_PEOPLE,
             Action.REVEAL_IDENTITY,
             Action.ADD_TESTIMONY,
         }
     ),
-    Role.LAWYER: frozenset(_MEMBER_READ | {Action.REVIEW, Action.APPROVE, Action.EXPORT}),
+    Role.LAWYER: frozenset(
+        _MEMBER_READ | {Action.DOWNLOAD_ORIGINAL, Action.REVIEW, Action.APPROVE, Action.EXPORT}
+    ),
     Role.OBSERVER: frozenset(_MEMBER_READ),
 }
 

@@ -92,6 +92,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "near": near,
             "has_thumbnail": "thumbnail" in derivatives,
             "previewable": "thumbnail" in derivatives,
+            "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
         },
     )
 
@@ -121,7 +122,7 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 @require_GET
 def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
-    _, item = _item(request, ref, item_ref)
+    _, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
     result = services.record_download(actor=request.user, item=item)
     if result != CustodyEvent.HashResult.MATCH:
         raise Http404  # recorded loudly above; a changed or missing original is not served

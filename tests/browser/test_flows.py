@@ -102,7 +102,11 @@ def test_an_investigator_signs_in_and_looks_at_a_photo_and_its_custody(page):
     assert page.locator("code.hash").first.inner_text().strip().__len__() == 64
     assert page.locator("ol.timeline li").first.inner_text().startswith("20")
     assert "Acquired" in page.locator("ol.timeline").inner_text()
-    assert page.locator(".viewer img").evaluate("img => img.naturalWidth") > 0
+    # The preview is made on this first view; the browser shows it once it arrives.
+    page.wait_for_function(
+        "() => { const i = document.querySelector('.viewer img');"
+        " return i && i.complete && i.naturalWidth > 0; }"
+    )
 
 
 def test_the_interface_switches_to_arabic_right_to_left(page):

@@ -28,6 +28,7 @@ EXPECTED = {
         Action.VIEW_CASE,
         Action.VIEW_MEMBERS,
         Action.ADD_EVIDENCE,
+        Action.DOWNLOAD_ORIGINAL,
         Action.RECORD_CUSTODY,
         Action.ADD_PEOPLE,
         Action.REVEAL_IDENTITY,
@@ -36,6 +37,7 @@ EXPECTED = {
     "lawyer": {
         Action.VIEW_CASE,
         Action.VIEW_MEMBERS,
+        Action.DOWNLOAD_ORIGINAL,
         Action.REVIEW,
         Action.APPROVE,
         Action.EXPORT,

@@ -196,6 +196,16 @@ def test_an_observer_cannot_upload(client, cast):
     assert client.get(reverse("evidence:upload", args=[cast.case.reference])).status_code == 404
 
 
+def test_an_observer_sees_the_photo_but_cannot_take_a_copy_of_the_original(client, cast, photos):
+    item = photos["p0.jpg"]
+    client.force_login(cast.observer)
+    page = client.get(item.get_absolute_url()).content.decode()
+    download = reverse("evidence:download", args=[cast.case.reference, item.reference])
+    assert download not in page
+    assert client.get(download).status_code == 404
+    assert not CustodyEvent.objects.filter(action="copied").exists()
+
+
 def _zip_upload(names):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
