@@ -511,6 +511,30 @@ _INTEGRITY = {
 }
 
 
+def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
+    """Change what is stated about an item (never its file or extracted metadata)."""
+    from .models import Tag
+
+    changes = {
+        name: [str(getattr(item, name) or ""), str(value or "")]
+        for name, value in fields.items()
+        if getattr(item, name) != value
+    }
+    before = sorted(item.tags.values_list("name", flat=True))
+    if before != tags:
+        changes["tags"] = [before, tags]
+    if not changes:
+        return
+    with transaction.atomic():
+        for name, value in fields.items():
+            setattr(item, name, value)
+        item.save(update_fields=list(fields))
+        for name in tags:
+            Tag.objects.get_or_create(case=item.case, name=name)
+        item.tags.set(Tag.objects.filter(case=item.case, name__in=tags))
+        audit.record(actor, "evidence.update", target=item, case=item.case, changes=changes)
+
+
 def ensure_preview(item: EvidenceItem) -> Derivative | None:
     """The ~1024 px preview, made on first view (never during intake)."""
     from .intake.steps import PREVIEW_SIZE, make_preview

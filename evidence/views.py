@@ -12,7 +12,7 @@ from casefiles.access import Action, can, get_case_for_user
 
 from . import services
 from .filters import EvidenceFilter
-from .forms import UploadForm
+from .forms import ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
 from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
@@ -93,6 +93,8 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "has_thumbnail": "thumbnail" in derivatives,
             "previewable": "thumbnail" in derivatives,
             "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
+            "can_edit": can(request.user, Action.ADD_EVIDENCE, case),
+            "tags": item.tags.values_list("name", flat=True),
         },
     )
 
@@ -136,6 +138,24 @@ def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
     response["X-Content-Type-Options"] = "nosniff"
     response["Digest"] = f"sha-256={item.original.sha256}"
     return response
+
+
+@require_http_methods(["GET", "POST"])
+def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    case, item = _item(request, ref, item_ref, Action.ADD_EVIDENCE)
+    initial = {
+        "title": item.title,
+        "description": item.description,
+        "claimed_date": item.claimed_date,
+        "claimed_place": item.claimed_place,
+        "tags": ", ".join(item.tags.values_list("name", flat=True)),
+    }
+    form = ItemForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        services.update_item(actor=request.user, item=item, tags=data.pop("tags"), **data)
+        return redirect(item)
+    return render(request, "evidence/item_edit.html", {"case": case, "item": item, "form": form})
 
 
 @require_http_methods(["GET", "POST"])

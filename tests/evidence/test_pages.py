@@ -241,3 +241,31 @@ def test_a_zip_upload_is_queued_as_a_background_task_that_takes_it_in(
         "drive.zip/b/3.jpg",
     }
     assert 'http-equiv="refresh"' not in client.get(response["Location"]).content.decode()
+
+
+def test_an_investigator_describes_an_item_and_the_change_is_audited(client, cast, photos):
+    item = photos["p1.jpg"]
+    client.force_login(cast.investigator)
+    url = reverse("evidence:item_edit", args=[cast.case.reference, item.reference])
+    bad = client.post(url, {"title": "Body 17", "claimed_date": "not a date", "tags": "x"})
+    assert bad.status_code == 200 and 'value="Body 17"' in bad.content.decode()
+    response = client.post(
+        url,
+        {
+            "title": "Body 17",
+            "description": "جثة في المستودع",
+            "claimed_date": "2013-08-20",
+            "claimed_place": "Mezzeh",
+            "tags": "hangar, Mezzeh 601, hangar",
+        },
+    )
+    assert response.status_code == 302
+    item.refresh_from_db()
+    assert (item.title, str(item.claimed_date)) == ("Body 17", "2013-08-20")
+    assert sorted(item.tags.values_list("name", flat=True)) == ["Mezzeh 601", "hangar"]
+    entry = AuditEntry.objects.get(action="evidence.update")
+    assert entry.details["changes"]["title"] == ["p1.jpg", "Body 17"]
+    page = client.get(item.get_absolute_url()).content.decode()
+    assert "جثة في المستودع" in page and "Mezzeh 601" in page
+    client.force_login(cast.lawyer)
+    assert client.get(url).status_code == 404
