@@ -152,22 +152,6 @@ def _context(ip: str | None, user_agent: str | None) -> tuple[str | None, str | 
     return ip, user_agent
 
 
-def _append(values_list: list[dict[str, Any]]) -> list[AuditEntry]:
-    """Chain and insert prepared entries; the caller holds a transaction."""
-    _lock_chain()
-    head = AuditEntry.objects.order_by("-seq").values_list("seq", "hash").first()
-    seq, prev_hash = (head[0] + 1, head[1]) if head else (1, GENESIS_HASH)
-    now = timezone.now()
-    entries = []
-    for values in values_list:
-        values = {"seq": seq, "at": now, **values}
-        entry = AuditEntry(**values, prev_hash=prev_hash, hash=entry_hash(prev_hash, values))
-        entry._via_record = True
-        entries.append(entry)
-        seq, prev_hash = seq + 1, entry.hash
-    return entries
-
-
 def record(
     actor: Any,
     action: str,
@@ -187,23 +171,14 @@ def record(
     ip, user_agent = _context(ip, user_agent)
     values = _values(actor, action, target, case, ip, user_agent, details)
     with transaction.atomic():
-        (entry,) = _append([values])
+        _lock_chain()
+        head = AuditEntry.objects.order_by("-seq").values_list("seq", "hash").first()
+        seq, prev_hash = (head[0] + 1, head[1]) if head else (1, GENESIS_HASH)
+        values = {"seq": seq, "at": timezone.now(), **values}
+        entry = AuditEntry(**values, prev_hash=prev_hash, hash=entry_hash(prev_hash, values))
+        entry._via_record = True
         entry.save()
     return entry
-
-
-def record_many(
-    actor: Any, action: str, entries: list[tuple[Any, Any, dict[str, Any]]]
-) -> list[AuditEntry]:
-    """Append one entry per (target, case, details), in one insert: for bulk intake."""
-    if not entries:
-        return []
-    ip, user_agent = _context(None, None)
-    prepared = [_values(actor, action, t, c, ip, user_agent, d) for t, c, d in entries]
-    with transaction.atomic():
-        rows = _append(prepared)
-        AuditEntry.objects.bulk_create(rows, batch_size=500)
-    return rows
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,12 @@ def test_a_folder_is_taken_in_byte_for_byte_with_metadata_and_custody(tmp_path, 
 
     assert CustodyEvent.objects.filter(item__isnull=False, action="acquired").count() == 3
     assert verify_custody(case) == []
-    assert AuditEntry.objects.filter(action="evidence.intake").count() == 3
+    traced = [
+        ref
+        for e in AuditEntry.objects.filter(action="evidence.intake")
+        for ref, *_ in e.details["items"]
+    ]
+    assert sorted(traced) == ["EV-000001", "EV-000002", "EV-000003"]
     assert verify_chain().ok
 
     batch = IntakeBatch.objects.get()
