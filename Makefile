@@ -28,7 +28,7 @@ run: $(VENV)/.installed
 	@mkdir -p $(DATA_DIR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
-	$(PY) manage.py runserver 127.0.0.1:8000
+	ATHAR_DEMO_MODE=1 $(PY) manage.py runserver 127.0.0.1:8000
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from django.views.i18n import set_language
 
-from . import views
+from . import accounts, views
 
 app_patterns = (
     [
@@ -18,12 +18,16 @@ app_patterns = (
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
+    path("accounts/login/", accounts.SignInView.as_view(), name="login"),
+    path("accounts/login/verify/", accounts.login_verify, name="login_verify"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/security/", accounts.security, name="security"),
+    path(
+        "accounts/security/sign-out-everywhere/",
+        accounts.sign_out_everywhere,
+        name="sign_out_everywhere",
+    ),
+    path("accounts/security/backup-codes/", accounts.renew_backup_codes, name="backup_codes"),
     # The language switch works before sign-in too (the login page offers it).
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # One sign-in page for everyone: the admin's own login form is not offered.
