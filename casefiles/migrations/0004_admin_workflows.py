@@ -4,6 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+import casefiles.db
+
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -149,4 +151,6 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
+        # Published checkpoints are history: the database refuses to change them.
+        casefiles.db.AppendOnly("AuditCheckpoint"),
     ]
