@@ -42,6 +42,6 @@ def client_ip(request: HttpRequest) -> str | None:
     return str(remote) if remote is not None else None
 
 
-def client_ip_for_axes(request: HttpRequest) -> str:
-    # django-axes wants a string; an unparsable address still locks as one bucket.
-    return client_ip(request) or "unknown"
+def client_ip_for_axes(request: HttpRequest) -> str | None:
+    # No usable address (None) is stored as NULL and still locks as one bucket.
+    return client_ip(request)

@@ -4,6 +4,7 @@ One function per write, audited in its transaction."""
 
 from __future__ import annotations
 
+import base64
 import re
 from datetime import datetime
 from importlib import import_module
@@ -17,8 +18,8 @@ from django.utils.translation import gettext as _
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from . import access, audit, twofactor
-from .models import AccessRequest, Case, Membership, UserSession
+from . import access, audit, checkpoints, twofactor
+from .models import AccessRequest, AuditCheckpoint, Case, Membership, UserSession
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -340,3 +341,46 @@ def close_user_session(*, session_key: str | None) -> None:
         UserSession.objects.filter(session_key=session_key, ended_at__isnull=True).update(
             ended_at=timezone.now()
         )
+
+
+# Audit checkpoints ---------------------------------------------------------------------
+
+
+def create_audit_checkpoint(*, actor: Any = None) -> tuple[AuditCheckpoint, dict | None]:
+    """Sign the Merkle root of every audit entry so far and store it.
+
+    Returns the checkpoint and, when there is an earlier one, the consistency proof from
+    it. The checkpoint itself is then audited (as the next entry, outside the tree it
+    signs). Holding the chain's lock keeps the size and root in step with the table.
+    """
+    key = checkpoints.signing_key()
+    with transaction.atomic():
+        audit.lock_chain()
+        leaves = checkpoints.stored_leaves()
+        if not leaves:
+            raise ValidationError(_("The audit log is empty: nothing to sign."))
+        size, root = checkpoints.root_of(leaves)
+        existing = AuditCheckpoint.objects.filter(size=size).first()
+        if existing is not None:
+            row = existing
+        else:
+            signed = checkpoints.SignedCheckpoint(settings.ATHAR_CHECKPOINT_ORIGIN, size, root)
+            row = AuditCheckpoint.objects.create(
+                size=size,
+                root=root.hex(),
+                origin=signed.origin,
+                signed_text=signed.text(),
+                signature=base64.b64encode(checkpoints.sign(signed, key)).decode(),
+                public_key=checkpoints.public_pem(key.public_key()),
+            )
+            audit.record(actor, "audit.checkpoint", target=row, size=size, root=root.hex())
+        previous = AuditCheckpoint.objects.filter(size__lt=size).order_by("-size").first()
+    consistency = None
+    if previous is not None:
+        proof = checkpoints.consistency_proof(leaves, previous.size, size)
+        consistency = {
+            "size": previous.size,
+            "root": previous.root,
+            "proof": [p.hex() for p in proof],
+        }
+    return row, consistency
