@@ -130,6 +130,28 @@ def visible_case_ids(user: User | None) -> models.QuerySet:
     return Membership.objects.filter(active_membership_q(), user=user).values("case_id")
 
 
+def led_case_ids(user: User | None) -> models.QuerySet:
+    """A subquery of the ids of the cases ``user`` leads now."""
+    from .models import Membership
+
+    if not _is_active_user(user):
+        return Membership.objects.none().values("case_id")
+    return Membership.objects.filter(active_membership_q(), user=user, role=Role.LEAD).values(
+        "case_id"
+    )
+
+
+def case_for_access_request(reference: str) -> Case | None:
+    """The case a request names, to attach the request to it; never shown to the asker.
+
+    The one read of a case outside ``visible_to``: whoever asks learns nothing from
+    it, because the answer to a request is the same whether the case exists or not.
+    """
+    from .models import Case
+
+    return Case.objects.filter(reference=reference.strip().upper()).first()
+
+
 def role_in(user: User | None, case: Case) -> str | None:
     """The user's role in the case now, or None."""
     if not _is_active_user(user):

@@ -6,9 +6,9 @@ from django.utils.translation import gettext_lazy as _
 
 from .access import Role
 from .querysets import (
+    AccessRequestQuerySet,
     AuditEntryQuerySet,
     CaseQuerySet,
-    CaseScopedQuerySet,
     MembershipQuerySet,
 )
 
@@ -181,7 +181,7 @@ class AccessRequest(models.Model):
         Membership, models.PROTECT, null=True, blank=True, related_name="+"
     )
 
-    objects = CaseScopedQuerySet.as_manager()
+    objects = AccessRequestQuerySet.as_manager()
 
     class Meta:
         ordering = ["-requested_at"]

@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from django.views.i18n import set_language
 
-from . import accounts, views
+from . import access_views, accounts, views
 
 app_patterns = (
     [
@@ -36,6 +36,26 @@ urlpatterns = [
         login_not_required(RedirectView.as_view(pattern_name="login", query_string=True)),
     ),
     path("admin/", admin.site.urls),
+    path("access/request/", access_views.request_access, name="request_access"),
+    path("access/requests/", access_views.access_request_list, name="access_requests"),
+    path(
+        "access/requests/<int:pk>/",
+        access_views.access_request_decide,
+        name="access_request_decide",
+    ),
+    path(
+        "access/memberships/<int:pk>/revoke/",
+        access_views.membership_revoke,
+        name="membership_revoke",
+    ),
+    path("manage/users/", access_views.user_list, name="manage_users"),
+    path("manage/users/<int:pk>/", access_views.user_detail, name="manage_user"),
+    path(
+        "manage/users/<int:pk>/<slug:action>/",
+        access_views.user_action,
+        name="manage_user_action",
+    ),
+    path("manage/expiring/", access_views.expiring_memberships, name="manage_expiring"),
     path("", include(app_patterns)),
 ]
 
