@@ -11,7 +11,14 @@ app_patterns = (
     [
         path("cases/", views.case_list, name="case_list"),
         path("cases/<str:ref>/", views.case_detail, name="case_detail"),
+        path(
+            "cases/<str:ref>/audit/<str:target_type>/<str:target_id>/",
+            views.case_target_audit,
+            name="case_target_audit",
+        ),
         path("audit/", views.audit_list, name="audit_list"),
+        path("audit/export.csv", views.audit_export, {"fmt": "csv"}, name="audit_export_csv"),
+        path("audit/export.jsonl", views.audit_export, {"fmt": "jsonl"}, name="audit_export_jsonl"),
     ],
     "casefiles",
 )

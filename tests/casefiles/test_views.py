@@ -66,8 +66,9 @@ def test_my_cases_lists_exactly_the_users_cases_with_their_role(client, cast, ot
 def test_my_cases_costs_the_same_queries_for_many_cases(client, cast, django_assert_num_queries):
     client.force_login(cast.observer)
     client.get(reverse("casefiles:case_list"))  # warm the session
-    # session, user, the session's second-factor device, the admin check, the cases
-    with django_assert_num_queries(5) as one:
+    # session, user, the session's second-factor device, the header's admin and lead
+    # checks, the cases
+    with django_assert_num_queries(6) as one:
         client.get(reverse("casefiles:case_list"))
     for _ in range(15):
         MembershipFactory(user=cast.observer, role=Role.OBSERVER)
