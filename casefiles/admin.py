@@ -8,9 +8,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from . import access, services
-from .models import AuditEntry, Case, Membership
+from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
 
 
 class CaseAdminForm(forms.ModelForm):
@@ -119,3 +121,39 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AccessRequest)
+class AccessRequestAdmin(_ReadOnlyAdmin):
+    """Decided on the app's own page (access requests), where role and expiry are chosen."""
+
+    list_display = ["user", "case", "status", "requested_at", "decided_by", "decided_at"]
+    list_filter = ["status"]
+    list_select_related = ["user", "case", "decided_by"]
+
+    def get_queryset(self, request):
+        return AccessRequest.objects.decidable_by(request.user)
+
+
+@admin.register(AuditCheckpoint)
+class AuditCheckpointAdmin(_ReadOnlyAdmin):
+    list_display = ["size", "root", "origin", "created_at"]
+
+
+# Second-factor devices change only through the audited services (enrolment at sign-in,
+# an admin's reset on the user's page): django-otp's own admin pages would let an admin
+# plant a device with a key they know, unaudited.
+for _model in (TOTPDevice, StaticDevice):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)

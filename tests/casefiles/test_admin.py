@@ -83,3 +83,12 @@ def test_a_user_outside_the_admin_group_cannot_manage_access(client, cast):
     staff = UserFactory(is_staff=True)
     client.force_login(staff)
     assert client.get(reverse("admin:casefiles_membership_add")).status_code == 403
+
+
+def test_second_factor_devices_cannot_be_planted_through_the_django_admin():
+    from django.contrib import admin
+    from django_otp.plugins.otp_static.models import StaticDevice
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    assert not admin.site.is_registered(TOTPDevice)
+    assert not admin.site.is_registered(StaticDevice)
