@@ -121,7 +121,10 @@ def login_verify(request: HttpRequest) -> HttpResponse:
 
 
 def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
-    device = services.start_totp_enrolment(user=user)
+    device = services.start_totp_enrolment(user=user, device_id=pending.get("device"))
+    if pending.get("device") != device.pk:
+        pending["device"] = device.pk
+        request.session[PENDING] = pending
     form = CodeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -164,11 +164,17 @@ def revoke_membership(*, actor: Any, membership: Membership, reason: str = "") -
 # Two factors -------------------------------------------------------------------------
 
 
-def start_totp_enrolment(*, user: Any) -> TOTPDevice:
-    """The user's unconfirmed authenticator-app device, made once and reused until confirmed."""
+def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevice:
+    """The unconfirmed authenticator-app device of this enrolment (``device_id``, kept in
+    the signing-in session), or a new one.
+
+    Each enrolment gets its own key, and starting one discards the others: a key shown
+    to whoever once typed the password never becomes the key the user confirms later.
+    """
     with transaction.atomic():
-        device = TOTPDevice.objects.filter(user=user, confirmed=False).order_by("pk").first()
+        device = TOTPDevice.objects.filter(pk=device_id, user=user, confirmed=False).first()
         if device is None:
+            TOTPDevice.objects.filter(user=user, confirmed=False).delete()
             device = TOTPDevice.objects.create(user=user, name="app", confirmed=False)
     return device
 

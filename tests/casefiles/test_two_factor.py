@@ -163,3 +163,25 @@ def test_an_admin_reset_makes_the_user_enrol_again(browser, cast):
     response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
     assert "<svg" in response.content.decode()  # the enrolment page, not a sign-in
     assert not _signed_in(browser)
+
+
+def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(browser, cast):
+    # Someone who knows the password opens the enrolment page and notes the key...
+    _password(browser, "observer")
+    browser.get(reverse("login_verify"))
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    seen = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    # ...then the user signs in and enrols with a key of their own.
+    user = Client()
+    _password(user, "observer")
+    user.get(reverse("login_verify"))
+    own = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    assert own.key != seen.key
+    assert user.post(reverse("login_verify"), {"code": totp_code(own)}).status_code == 200
+    assert _signed_in(user)
+    # The key the other person saw opens nothing.
+    third = Client()
+    _password(third, "observer")
+    assert third.post(reverse("login_verify"), {"code": totp_code(seen)}).status_code == 200
+    assert not _signed_in(third)
