@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -175,9 +176,26 @@ def _case_of(obj: Any) -> Case | None:
     return getattr(obj, "case", None)
 
 
+def signed_in_with_security_key(user: User | None) -> bool:
+    """Did this request's session pass its second factor with a security key?
+
+    ``otp_device`` is set on ``request.user`` by django-otp's middleware; a user object
+    fetched any other way has none, and so does not count as signed in with a key.
+    """
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    return isinstance(getattr(user, "otp_device", None), WebAuthnCredential)
+
+
 def can(user: User | None, action: str, obj: Any = None) -> bool:
     """May ``user`` do ``action`` on ``obj`` (a case, a case-owned object, or None)?"""
     if not _is_active_user(user):
+        return False
+    if (
+        action == Action.REVEAL_IDENTITY
+        and settings.ATHAR_REVEAL_NEEDS_SECURITY_KEY
+        and not signed_in_with_security_key(user)
+    ):
         return False
     if action in ADMIN_ACTIONS and is_system_admin(user):
         return True

@@ -29,6 +29,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 from django_otp.plugins.otp_static.models import StaticToken
+from django_otp_webauthn.models import WebAuthnCredential
 
 from . import audit, services, twofactor
 from .models import UserSession
@@ -117,7 +118,11 @@ def login_verify(request: HttpRequest) -> HttpResponse:
             messages.error(request, _("Too many wrong codes. Sign in again."))
             return redirect("login")
         form.add_error("code", _("The code is wrong or has been used."))
-    return render(request, "registration/login_verify.html", {"form": form})
+    return render(
+        request,
+        "registration/login_verify.html",
+        {"form": form, "has_security_key": twofactor.has_security_key(user)},
+    )
 
 
 def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
@@ -165,6 +170,7 @@ def security(request: HttpRequest) -> HttpResponse:
     """The user's own sessions and backup codes."""
     sessions = UserSession.objects.filter(user=request.user, ended_at__isnull=True)
     remaining = StaticToken.objects.filter(device__user=request.user).count()
+    keys = WebAuthnCredential.objects.filter(user=request.user, confirmed=True)
     return render(
         request,
         "registration/security.html",
@@ -172,6 +178,7 @@ def security(request: HttpRequest) -> HttpResponse:
             "sessions": sessions,
             "current_key": request.session.session_key,
             "backup_codes_left": remaining,
+            "security_keys": keys,
         },
     )
 

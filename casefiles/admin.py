@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, services
 from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
@@ -154,6 +155,6 @@ class AuditCheckpointAdmin(_ReadOnlyAdmin):
 # Second-factor devices change only through the audited services (enrolment at sign-in,
 # an admin's reset on the user's page): django-otp's own admin pages would let an admin
 # plant a device with a key they know, unaudited.
-for _model in (TOTPDevice, StaticDevice):
+for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
     if admin.site.is_registered(_model):
         admin.site.unregister(_model)

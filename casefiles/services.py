@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, audit, checkpoints, twofactor
 from .models import AccessRequest, AuditCheckpoint, Case, Membership, UserSession
@@ -215,6 +216,7 @@ def reset_second_factor(*, actor: Any, user: Any) -> None:
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
+        WebAuthnCredential.objects.filter(user=user).delete()
         _end_sessions(user)
         audit.record(actor, "auth.2fa_reset", target=user)
 

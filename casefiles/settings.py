@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "django_otp",
     "django_otp.plugins.otp_totp",
     "django_otp.plugins.otp_static",
+    "django_otp_webauthn",
     "axes",
     "casefiles",
     "people",
@@ -177,6 +178,23 @@ if ATHAR_DEMO_MODE and PRODUCTION:
     raise ImproperlyConfigured("ATHAR_DEMO_MODE cannot be used with ATHAR_ENV=production.")
 OTP_TOTP_ISSUER = os.environ.get("ATHAR_OTP_ISSUER", "Athar")
 ATHAR_BACKUP_CODES = 10
+# Security keys and passkeys (WebAuthn) as a second factor, never instead of the password.
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
+OTP_WEBAUTHN_RP_NAME = "Athar"
+# The relying party is a domain name (browsers refuse IP addresses): in development,
+# open the app as http://localhost:8000 to use a security key.
+OTP_WEBAUTHN_RP_ID = os.environ.get("ATHAR_WEBAUTHN_RP_ID") or (
+    ALLOWED_HOSTS[0] if PRODUCTION else "localhost"
+)
+OTP_WEBAUTHN_ALLOWED_ORIGINS = _env_list("ATHAR_WEBAUTHN_ORIGINS") or (
+    [f"https://{host}" for host in ALLOWED_HOSTS]
+    if PRODUCTION
+    else ["http://localhost:8000", "http://localhost:8015"]
+)
+# Revealing a protected identity needs a session signed in with a security key
+# (phishing-resistant), not only a TOTP code. Off by default until every lead and
+# investigator has registered a key.
+ATHAR_REVEAL_NEEDS_SECURITY_KEY = os.environ.get("ATHAR_REVEAL_NEEDS_SECURITY_KEY") == "1"
 # A password step counts for this long before the second factor must follow (seconds).
 ATHAR_2FA_PENDING_SECONDS = 300
 

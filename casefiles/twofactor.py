@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
 TOTP_CODE = re.compile(r"^\d{6}$")
 BACKUP_DEVICE_NAME = "backup"
@@ -31,9 +32,14 @@ def is_exempt(user: Any) -> bool:
     return user.get_username() in {name for name, *_ in DEMO_USERS}
 
 
+def has_security_key(user: Any) -> bool:
+    return WebAuthnCredential.objects.filter(user=user, confirmed=True).exists()
+
+
 def has_confirmed_device(user: Any) -> bool:
     return (
         TOTPDevice.objects.filter(user=user, confirmed=True).exists()
+        or has_security_key(user)
         or StaticDevice.objects.filter(user=user, confirmed=True, token_set__isnull=False).exists()
     )
 

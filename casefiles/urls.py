@@ -3,9 +3,10 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.generic import RedirectView
-from django.views.i18n import set_language
+from django.views.i18n import JavaScriptCatalog, set_language
+from django_otp_webauthn import views as webauthn_views
 
-from . import access_views, accounts, views
+from . import access_views, accounts, views, webauthn
 
 app_patterns = (
     [
@@ -23,11 +24,46 @@ app_patterns = (
     "casefiles",
 )
 
+# django-otp-webauthn's URL names, with authentication taken over by casefiles.webauthn
+# (a second factor after the password step, never a sign-in by the key alone).
+webauthn_patterns = (
+    [
+        path(
+            "registration/begin/",
+            webauthn_views.BeginCredentialRegistrationView.as_view(),
+            name="credential-registration-begin",
+        ),
+        path(
+            "registration/complete/",
+            webauthn.CompleteRegistrationView.as_view(),
+            name="credential-registration-complete",
+        ),
+        path(
+            "authentication/begin/",
+            webauthn.BeginSecondFactorView.as_view(),
+            name="credential-authentication-begin",
+        ),
+        path(
+            "authentication/complete/",
+            webauthn.CompleteSecondFactorView.as_view(),
+            name="credential-authentication-complete",
+        ),
+        # The script's messages, needed on the second step before sign-in.
+        path(
+            "jsi18n/",
+            login_not_required(JavaScriptCatalog.as_view(packages=["django_otp_webauthn"])),
+            name="js-i18n-catalog",
+        ),
+    ],
+    "otp_webauthn",
+)
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", accounts.SignInView.as_view(), name="login"),
     path("accounts/login/verify/", accounts.login_verify, name="login_verify"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("webauthn/", include(webauthn_patterns)),
     path("accounts/security/", accounts.security, name="security"),
     path(
         "accounts/security/sign-out-everywhere/",

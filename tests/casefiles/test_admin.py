@@ -92,3 +92,6 @@ def test_second_factor_devices_cannot_be_planted_through_the_django_admin():
 
     assert not admin.site.is_registered(TOTPDevice)
     assert not admin.site.is_registered(StaticDevice)
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    assert not admin.site.is_registered(WebAuthnCredential)

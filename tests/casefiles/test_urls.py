@@ -10,7 +10,16 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC = {"login", "set_language"}
+PUBLIC = {
+    "login",
+    "set_language",
+    # The security-key half of the second sign-in step, and its script's messages: they
+    # run before sign-in, and refuse unless the password step just succeeded
+    # (tests/casefiles/test_security_keys.py).
+    "credential-authentication-begin",
+    "credential-authentication-complete",
+    "js-i18n-catalog",
+}
 # Case pages only some roles may open; for the others they answer 404 like the rest.
 LEAD_ONLY = {"case_target_audit"}
 _CONVERTER = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
