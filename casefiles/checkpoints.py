@@ -268,18 +268,21 @@ def bundle(row, consistency: dict | None) -> dict:
         "signed_text": row.signed_text,
         "signature": row.signature,
         "public_key": row.public_key,
+        "timestamp_reply": row.timestamp_reply or None,
         "created_at": row.created_at.isoformat(timespec="seconds"),
         "consistency_from_previous": consistency,
     }
 
 
 def write_files(directory: Path, data: dict) -> Path:
-    """Write the checkpoint where it can be published: JSON, and the three files
-    OpenSSL needs (signed text, raw signature, public key)."""
+    """Write the checkpoint where it can be published: JSON, and the files OpenSSL
+    needs (signed text, raw signature, public key, and the RFC 3161 reply if any)."""
     out = directory / f"checkpoint-{data['size']}"
     out.mkdir(parents=True, exist_ok=True)
     (out / "checkpoint.txt").write_bytes(data["signed_text"].encode())
     (out / "checkpoint.sig").write_bytes(base64.b64decode(data["signature"]))
     (out / "public-key.pem").write_text(data["public_key"])
+    if data.get("timestamp_reply"):
+        (out / "checkpoint.tsr").write_bytes(base64.b64decode(data["timestamp_reply"]))
     (out / "checkpoint.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return out

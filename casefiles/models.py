@@ -231,6 +231,8 @@ class AuditCheckpoint(models.Model):
     signed_text = models.TextField()
     signature = models.CharField(max_length=128)
     public_key = models.TextField()
+    # RFC 3161 TimeStampResp (DER, base64) for the signed text, when a TSA is configured.
+    timestamp_reply = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -223,6 +223,8 @@ ATHAR_CHECKPOINT_KEY = os.environ.get("ATHAR_CHECKPOINT_KEY", "")
 if PRODUCTION and not ATHAR_CHECKPOINT_KEY:
     raise ImproperlyConfigured("ATHAR_CHECKPOINT_KEY (an Ed25519 private key) is required.")
 ATHAR_CHECKPOINT_KEY_FILE = DATA_DIR / "checkpoint_key.pem"
+# Optional RFC 3161 timestamp authority asked to timestamp each checkpoint.
+ATHAR_TSA_URL = os.environ.get("ATHAR_TSA_URL", "")
 
 # Internationalisation -----------------------------------------------------------
 LANGUAGE_CODE = "en"

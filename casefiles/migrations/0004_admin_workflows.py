@@ -29,6 +29,7 @@ class Migration(migrations.Migration):
                 ("signed_text", models.TextField()),
                 ("signature", models.CharField(max_length=128)),
                 ("public_key", models.TextField()),
+                ("timestamp_reply", models.TextField(blank=True)),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={

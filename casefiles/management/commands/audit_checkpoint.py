@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import checkpoints, services
 from casefiles.audit import verify_chain
+from casefiles.timestamps import TimestampError
 
 
 class Command(BaseCommand):
@@ -30,7 +31,11 @@ class Command(BaseCommand):
             row, consistency = services.create_audit_checkpoint(actor=None)
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
+        except (TimestampError, OSError) as exc:  # nothing was stored
+            raise CommandError(f"timestamp authority at {settings.ATHAR_TSA_URL}: {exc}") from exc
         out = options["out"] or settings.DATA_DIR / "checkpoints"
         where = checkpoints.write_files(out, checkpoints.bundle(row, consistency))
         self.stdout.write(f"checkpoint {row.origin} size {row.size} root {row.root}")
+        if row.timestamp_reply:
+            self.stdout.write("timestamped by the configured authority (checkpoint.tsr)")
         self.stdout.write(f"written to {where}")
