@@ -112,8 +112,7 @@ def entry_hash(prev_hash: str, values: Mapping[str, Any]) -> str:
     return hashlib.sha256(prev_hash.encode("ascii") + canonical_json(values)).hexdigest()
 
 
-def lock_chain() -> None:
-    """Hold the chain's append lock until the end of the current transaction."""
+def _lock_chain() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_PG_LOCK_KEY])
@@ -151,7 +150,7 @@ def record(
     authenticated = actor is not None and getattr(actor, "is_authenticated", False)
     target_type, target_id, target_label = _label(target)
     with transaction.atomic():
-        lock_chain()
+        _lock_chain()
         head = AuditEntry.objects.order_by("-seq").values_list("seq", "hash").first()
         seq, prev_hash = (head[0] + 1, head[1]) if head else (1, GENESIS_HASH)
         values = {

@@ -208,6 +208,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "casefiles.netaddr.client_ip_for_axes"
 AXES_LOCKOUT_CALLABLE = "casefiles.accounts.lockout_response"
 AXES_VERBOSE = False
+# Sign-ins are in the audit log already; axes keeps only the failures it counts.
+AXES_DISABLE_ACCESS_LOG = True
 # The addresses (or networks) of the one reverse proxy in front of Athar. Only when a
 # request comes from it is the right-most X-Forwarded-For entry taken as the client.
 ATHAR_TRUSTED_PROXIES = _env_list("ATHAR_TRUSTED_PROXIES")

@@ -35,6 +35,8 @@ def test_the_lead_approves_with_role_and_expiry_and_the_user_sees_the_case(clien
     req = AccessRequest.objects.get()
     client.force_login(cast.lead)
     assert req.user.username in client.get(reverse("access_requests")).content.decode()
+    form = client.get(reverse("access_request_decide", args=[req.pk])).content.decode()
+    assert req.reason in form and 'name="approve"' in form
     day = (timezone.now() + timedelta(days=30)).date()
     response = client.post(
         reverse("access_request_decide", args=[req.pk]),
