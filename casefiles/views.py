@@ -48,6 +48,7 @@ def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
             "members": members,
             "my_role": Membership.Role(case.viewer_role),
             "can_manage_members": can(request.user, Action.MANAGE_MEMBERS, case),
+            "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
     )
 

@@ -102,3 +102,17 @@ def test_who_saw_this_is_404_for_members_who_are_not_leads_and_for_outsiders(cli
     for user in (cast.lawyer, cast.investigator, cast.observer, cast.outsider, cast.admin):
         client.force_login(user)
         assert client.get(url).status_code == 404, user
+
+
+def test_the_case_page_links_its_leads_to_who_saw_the_case(client, cast):
+    client.force_login(cast.lawyer)
+    client.get(cast.case.get_absolute_url())
+    assert "Who saw this case" not in client.get(cast.case.get_absolute_url()).content.decode()
+    client.force_login(cast.lead)
+    page = client.get(cast.case.get_absolute_url()).content.decode()
+    url = reverse(
+        "casefiles:case_target_audit", args=[cast.case.reference, "casefiles.case", cast.case.pk]
+    )
+    assert f'href="{url}"' in page
+    viewers = [e.actor for e in client.get(url).context["page"]]
+    assert viewers == [cast.lead, cast.lawyer, cast.lawyer]
