@@ -6,13 +6,15 @@ An admin sees a case's reference and title (to manage access), never its summary
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
-from . import access, services
+from . import access, audit, services
 from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
 
 
@@ -158,3 +160,25 @@ class AuditCheckpointAdmin(_ReadOnlyAdmin):
 for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
     if admin.site.is_registered(_model):
         admin.site.unregister(_model)
+
+
+class AuditedUserAdmin(UserAdmin):
+    """Django's user admin, with every addition and change (groups, active, password,
+    staff) also in the audit log: they are permission changes."""
+
+    def log_addition(self, request, obj, message):
+        super().log_addition(request, obj, message)
+        audit.record(request.user, "user.create", target=obj, change=message)
+
+    def log_change(self, request, obj, message):
+        super().log_change(request, obj, message)
+        audit.record(request.user, "user.change", target=obj, change=message)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # accounts are deactivated, never deleted: their history stays
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, AuditedUserAdmin)

@@ -27,6 +27,8 @@ AUDIT_ACTIONS: dict[str, str] = {
     "auth.session_end": _("Session ended"),
     "auth.sessions_end": _("Signed out everywhere"),
     "user.deactivate": _("Account deactivated"),
+    "user.create": _("Account created"),
+    "user.change": _("Account changed"),
     "access.request": _("Access requested"),
     "access.approve": _("Access request approved"),
     "access.refuse": _("Access request refused"),
