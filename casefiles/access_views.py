@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
-from . import access, services
+from . import access, services, twofactor
 from .forms import AccessRequestForm, DecisionForm
 from .models import AccessRequest, Membership, UserSession
 
@@ -129,8 +130,8 @@ def user_list(request: HttpRequest) -> HttpResponse:
         )
     )
     enrolled = set(
-        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True).distinct()
-    )
+        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
+    ) | set(WebAuthnCredential.objects.filter(confirmed=True).values_list("user_id", flat=True))
     users = list(users)
     for user in users:
         user.has_2fa = user.pk in enrolled
@@ -158,7 +159,7 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "subject": subject,
             "memberships": memberships,
             "sessions": sessions,
-            "has_2fa": TOTPDevice.objects.filter(user=subject, confirmed=True).exists(),
+            "has_2fa": twofactor.has_confirmed_device(subject),
         },
     )
 

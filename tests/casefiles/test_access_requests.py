@@ -171,3 +171,17 @@ def test_nobody_decides_on_their_own_request(cast):
         services.decide_access_request(
             actor=cast.admin, access_request=req, approve=True, role="observer"
         )
+
+
+def test_the_users_page_costs_the_same_queries_for_many_users(
+    client, cast, django_assert_num_queries
+):
+    client.force_login(cast.admin)
+    client.get(reverse("manage_users"))
+    with django_assert_num_queries(8) as few:
+        client.get(reverse("manage_users"))
+    for _ in range(20):
+        MembershipFactory(user=UserFactory(), case=cast.case)
+    with django_assert_num_queries(len(few.captured_queries)):
+        response = client.get(reverse("manage_users"))
+    assert response.content.decode().count("/manage/users/") >= 27
