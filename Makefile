@@ -32,7 +32,7 @@ run: $(VENV)/.installed
 	$(PY) manage.py seed_demo_evidence
 	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	  $(PY) manage.py runserver 127.0.0.1:8000
+	  ATHAR_DEMO_MODE=1 $(PY) manage.py runserver 127.0.0.1:8000
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

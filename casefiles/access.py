@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
@@ -135,6 +136,28 @@ def visible_case_ids(user: User | None) -> models.QuerySet:
     return Membership.objects.filter(active_membership_q(), user=user).values("case_id")
 
 
+def led_case_ids(user: User | None) -> models.QuerySet:
+    """A subquery of the ids of the cases ``user`` leads now."""
+    from .models import Membership
+
+    if not _is_active_user(user):
+        return Membership.objects.none().values("case_id")
+    return Membership.objects.filter(active_membership_q(), user=user, role=Role.LEAD).values(
+        "case_id"
+    )
+
+
+def case_for_access_request(reference: str) -> Case | None:
+    """The case a request names, to attach the request to it; never shown to the asker.
+
+    The one read of a case outside ``visible_to``: whoever asks learns nothing from
+    it, because the answer to a request is the same whether the case exists or not.
+    """
+    from .models import Case
+
+    return Case.objects.filter(reference=reference.strip().upper()).first()
+
+
 def role_in(user: User | None, case: Case) -> str | None:
     """The user's role in the case now, or None."""
     if not _is_active_user(user):
@@ -158,9 +181,26 @@ def _case_of(obj: Any) -> Case | None:
     return getattr(obj, "case", None)
 
 
+def signed_in_with_security_key(user: User | None) -> bool:
+    """Did this request's session pass its second factor with a security key?
+
+    ``otp_device`` is set on ``request.user`` by django-otp's middleware; a user object
+    fetched any other way has none, and so does not count as signed in with a key.
+    """
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    return isinstance(getattr(user, "otp_device", None), WebAuthnCredential)
+
+
 def can(user: User | None, action: str, obj: Any = None) -> bool:
     """May ``user`` do ``action`` on ``obj`` (a case, a case-owned object, or None)?"""
     if not _is_active_user(user):
+        return False
+    if (
+        action == Action.REVEAL_IDENTITY
+        and settings.ATHAR_REVEAL_NEEDS_SECURITY_KEY
+        and not signed_in_with_security_key(user)
+    ):
         return False
     if action in ADMIN_ACTIONS and is_system_admin(user):
         return True

@@ -6,11 +6,16 @@ An admin sees a case's reference and title (to manage access), never its summary
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
+from django_otp.plugins.otp_static.models import StaticDevice
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
-from . import access, services
-from .models import AuditEntry, Case, Membership
+from . import access, audit, services
+from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
 
 
 class CaseAdminForm(forms.ModelForm):
@@ -119,3 +124,61 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AccessRequest)
+class AccessRequestAdmin(_ReadOnlyAdmin):
+    """Decided on the app's own page (access requests), where role and expiry are chosen."""
+
+    list_display = ["user", "case", "status", "requested_at", "decided_by", "decided_at"]
+    list_filter = ["status"]
+    list_select_related = ["user", "case", "decided_by"]
+
+    def get_queryset(self, request):
+        return AccessRequest.objects.decidable_by(request.user)
+
+
+@admin.register(AuditCheckpoint)
+class AuditCheckpointAdmin(_ReadOnlyAdmin):
+    list_display = ["size", "root", "origin", "created_at"]
+
+
+# Second-factor devices change only through the audited services (enrolment at sign-in,
+# an admin's reset on the user's page): django-otp's own admin pages would let an admin
+# plant a device with a key they know, unaudited.
+for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
+    if admin.site.is_registered(_model):
+        admin.site.unregister(_model)
+
+
+class AuditedUserAdmin(UserAdmin):
+    """Django's user admin, with every addition and change (groups, active, password,
+    staff) also in the audit log: they are permission changes."""
+
+    def log_addition(self, request, obj, message):
+        super().log_addition(request, obj, message)
+        audit.record(request.user, "user.create", target=obj, change=message)
+
+    def log_change(self, request, obj, message):
+        super().log_change(request, obj, message)
+        audit.record(request.user, "user.change", target=obj, change=message)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # accounts are deactivated, never deleted: their history stays
+
+
+User = get_user_model()
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, AuditedUserAdmin)

@@ -16,6 +16,22 @@ AUDIT_ACTIONS: dict[str, str] = {
     "membership.change": _("Access changed"),
     "membership.revoke": _("Access revoked"),
     "audit.view": _("Audit log viewed"),
+    "audit.export": _("Audit log exported"),
+    "audit.view_target": _("Access history viewed"),
+    "audit.checkpoint": _("Audit checkpoint signed"),
+    "auth.password_ok": _("Password accepted"),
+    "auth.second_factor_failed": _("Wrong second-factor code"),
+    "auth.2fa_enrol": _("Second factor set up"),
+    "auth.2fa_reset": _("Second factor reset"),
+    "auth.backup_codes_renew": _("Backup codes renewed"),
+    "auth.session_end": _("Session ended"),
+    "auth.sessions_end": _("Signed out everywhere"),
+    "user.deactivate": _("Account deactivated"),
+    "user.create": _("Account created"),
+    "user.change": _("Account changed"),
+    "access.request": _("Access requested"),
+    "access.approve": _("Access request approved"),
+    "access.refuse": _("Access request refused"),
 }
 
 
@@ -33,6 +49,8 @@ class AuditEntryFilter(django_filters.FilterSet):
     case = django_filters.ModelChoiceFilter(
         label=_("Case"), queryset=Case.objects.order_by("reference")
     )
+    target_type = django_filters.CharFilter(label=_("Object type"), help_text="app.model")
+    target_id = django_filters.CharFilter(label=_("Object id"))
     at = django_filters.DateFromToRangeFilter(
         label=_("Date"),
         widget=django_filters.widgets.DateRangeWidget(attrs={"type": "date"}),
@@ -40,4 +58,4 @@ class AuditEntryFilter(django_filters.FilterSet):
 
     class Meta:
         model = AuditEntry
-        fields = ["actor", "action", "case", "at"]
+        fields = ["actor", "action", "case", "target_type", "target_id", "at"]

@@ -5,7 +5,12 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from .access import Role
-from .querysets import AuditEntryQuerySet, CaseQuerySet, MembershipQuerySet
+from .querysets import (
+    AccessRequestQuerySet,
+    AuditEntryQuerySet,
+    CaseQuerySet,
+    MembershipQuerySet,
+)
 
 reference_validator = RegexValidator(
     r"^[A-Z0-9][A-Z0-9-]{2,31}$",
@@ -147,3 +152,93 @@ class AuditEntry(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("Audit entries are append-only: they cannot be deleted.")
+
+
+class AccessRequest(models.Model):
+    """A user asks to join a case; a lead of the case or a system admin decides."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        APPROVED = "approved", _("Approved")
+        REFUSED = "refused", _("Refused")
+        WITHDRAWN = "withdrawn", _("Withdrawn")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, related_name="access_requests"
+    )
+    case = models.ForeignKey(Case, models.PROTECT, related_name="access_requests")
+    reason = models.TextField(_("reason"))
+    requested_at = models.DateTimeField(_("requested at"), auto_now_add=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=Status.choices, default=Status.PENDING
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decision_note = models.TextField(_("note"), blank=True)
+    membership = models.ForeignKey(
+        Membership, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    objects = AccessRequestQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-requested_at"]
+        verbose_name = _("access request")
+        verbose_name_plural = _("access requests")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "case"],
+                condition=models.Q(status="pending"),
+                name="one_pending_request_per_user_and_case",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.case}"
+
+
+class UserSession(models.Model):
+    """A signed-in session, recorded at sign-in so admins can list and end them.
+
+    The session data lives in the session store; this row only names it by key, so
+    "sign out everywhere" deletes exactly the user's sessions without scanning the store.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    session_key = models.CharField(max_length=64, unique=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ip = models.GenericIPAddressField(null=True, blank=True)
+    user_agent = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-last_seen_at"]
+        indexes = [models.Index(fields=["user", "ended_at"], name="usersession_user_open")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class AuditCheckpoint(models.Model):
+    """A signed Merkle root over audit entries 1..size; see docs/audit-checkpoints.md."""
+
+    size = models.BigIntegerField(unique=True)
+    root = models.CharField(max_length=64)
+    origin = models.CharField(max_length=200)
+    signed_text = models.TextField()
+    signature = models.CharField(max_length=128)
+    public_key = models.TextField()
+    # RFC 3161 TimeStampResp (DER, base64) for the signed text, when a TSA is configured.
+    timestamp_reply = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-size"]
+        verbose_name = _("audit checkpoint")
+        verbose_name_plural = _("audit checkpoints")
+
+    def __str__(self) -> str:
+        return f"{self.origin} #{self.size}"

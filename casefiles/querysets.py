@@ -27,6 +27,15 @@ class MembershipQuerySet(CaseScopedQuerySet):
     def active(self) -> MembershipQuerySet:
         return self.filter(access.active_membership_q())
 
+    def manageable_by(self, user: Any) -> MembershipQuerySet:
+        """Memberships ``user`` may grant, change or revoke: all for a system admin,
+        those of the cases they lead for a lead, none otherwise."""
+        if access.is_system_admin(user):
+            return self.all()
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        return self.filter(case__in=access.led_case_ids(user))
+
 
 class AppendOnlyQuerySet(models.QuerySet):
     """Refuses bulk changes; the database triggers refuse them too."""
@@ -48,9 +57,14 @@ class AuditEntryQuerySet(AppendOnlyQuerySet):
             return self
         if not getattr(user, "is_authenticated", False) or not user.is_active:
             return self.none()
-        from .models import Membership
+        return self.filter(case__in=access.led_case_ids(user))
 
-        led = Membership.objects.filter(
-            access.active_membership_q(), user=user, role=access.Role.LEAD
-        ).values("case_id")
-        return self.filter(case__in=led)
+
+class AccessRequestQuerySet(CaseScopedQuerySet):
+    def decidable_by(self, user: Any) -> AccessRequestQuerySet:
+        """Requests ``user`` may decide: all for a system admin, their cases' for a lead."""
+        if access.is_system_admin(user):
+            return self.all()
+        if not getattr(user, "is_authenticated", False) or not user.is_active:
+            return self.none()
+        return self.filter(case__in=access.led_case_ids(user))

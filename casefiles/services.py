@@ -1,17 +1,26 @@
-"""Writes to cases and memberships. One function per write, audited in its transaction."""
+"""Writes to cases, memberships, access requests, second factors and sessions.
+
+One function per write, audited in its transaction."""
 
 from __future__ import annotations
 
+import base64
+import re
 from datetime import datetime
+from importlib import import_module
 from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
 
-from . import access, audit
-from .models import Case, Membership
+from . import access, audit, checkpoints, timestamps, twofactor
+from .models import AccessRequest, AuditCheckpoint, Case, Membership, UserSession
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -151,3 +160,254 @@ def revoke_membership(*, actor: Any, membership: Membership, reason: str = "") -
     with transaction.atomic():
         _revoke(actor, membership, reason=reason)
     return membership
+
+
+# Two factors -------------------------------------------------------------------------
+
+
+def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevice:
+    """The unconfirmed authenticator-app device of this enrolment (``device_id``, kept in
+    the signing-in session), or a new one.
+
+    Each enrolment gets its own key, and starting one discards the others: a key shown
+    to whoever once typed the password never becomes the key the user confirms later.
+    """
+    with transaction.atomic():
+        device = TOTPDevice.objects.filter(pk=device_id, user=user, confirmed=False).first()
+        if device is None:
+            TOTPDevice.objects.filter(user=user, confirmed=False).delete()
+            device = TOTPDevice.objects.create(user=user, name="app", confirmed=False)
+    return device
+
+
+def _new_backup_codes(user: Any) -> list[str]:
+    StaticDevice.objects.filter(user=user).delete()
+    device = StaticDevice.objects.create(user=user, name=twofactor.BACKUP_DEVICE_NAME)
+    codes = [StaticToken.random_token() for _ in range(settings.ATHAR_BACKUP_CODES)]
+    StaticToken.objects.bulk_create(StaticToken(device=device, token=c) for c in codes)
+    return codes
+
+
+def confirm_totp_device(*, user: Any, device: TOTPDevice, code: str) -> list[str]:
+    """Confirm an authenticator app with a code it shows; returns fresh backup codes."""
+    if device.user_id != user.pk or device.confirmed:
+        raise ValidationError(_("This enrolment is no longer valid; start again."))
+    with transaction.atomic():
+        device = TOTPDevice.objects.select_for_update().get(pk=device.pk)
+        if not device.verify_token(re.sub(r"\s+", "", code or "")):
+            raise ValidationError(_("The code is wrong or has expired."))
+        device.confirmed = True
+        device.save(update_fields=["confirmed"])
+        codes = _new_backup_codes(user)
+        audit.record(user, "auth.2fa_enrol", target=user, device="totp")
+    return codes
+
+
+def regenerate_backup_codes(*, user: Any) -> list[str]:
+    """Replace the user's backup codes; the old ones stop working at once."""
+    with transaction.atomic():
+        codes = _new_backup_codes(user)
+        audit.record(user, "auth.backup_codes_renew", target=user)
+    return codes
+
+
+def reset_second_factor(*, actor: Any, user: Any) -> None:
+    """An admin removes a user's devices (lost phone): they enrol again at next sign-in."""
+    with transaction.atomic():
+        TOTPDevice.objects.filter(user=user).delete()
+        StaticDevice.objects.filter(user=user).delete()
+        WebAuthnCredential.objects.filter(user=user).delete()
+        _end_sessions(user)
+        audit.record(actor, "auth.2fa_reset", target=user)
+
+
+# Sessions ----------------------------------------------------------------------------
+
+
+def start_user_session(*, user: Any, session_key: str, ip: str | None, user_agent: str) -> None:
+    """Remember a new signed-in session (the sign-in itself is audited by its signal)."""
+    UserSession.objects.update_or_create(
+        session_key=session_key,
+        defaults={
+            "user": user,
+            "last_seen_at": timezone.now(),
+            "ended_at": None,
+            "ip": ip,
+            "user_agent": (user_agent or "")[:300],
+        },
+    )
+
+
+def _end_sessions(user: Any, keep: str | None = None) -> int:
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    open_sessions = UserSession.objects.filter(user=user, ended_at__isnull=True)
+    if keep:
+        open_sessions = open_sessions.exclude(session_key=keep)
+    keys = list(open_sessions.values_list("session_key", flat=True))
+    for key in keys:
+        store(session_key=key).delete()
+    open_sessions.update(ended_at=timezone.now())
+    return len(keys)
+
+
+def end_user_sessions(*, actor: Any, user: Any, keep: str | None = None) -> int:
+    """Sign ``user`` out everywhere (but the session ``keep``); returns how many ended."""
+    with transaction.atomic():
+        count = _end_sessions(user, keep=keep)
+        audit.record(actor, "auth.sessions_end", target=user, count=count)
+    return count
+
+
+def deactivate_user(*, actor: Any, user: Any) -> None:
+    """Close an account: no sign-in, no case. Memberships and history stay as they are."""
+    if user.pk == getattr(actor, "pk", None):
+        raise ValidationError(_("You cannot deactivate your own account."))
+    with transaction.atomic():
+        type(user).objects.filter(pk=user.pk).update(is_active=False)
+        user.is_active = False
+        _end_sessions(user)
+        audit.record(actor, "user.deactivate", target=user)
+
+
+# Access requests ---------------------------------------------------------------------
+
+
+def request_access(*, user: Any, case: Case, reason: str) -> AccessRequest:
+    """Ask to join ``case``. One pending request per user and case."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": _("Say why you need access.")})
+    with transaction.atomic():
+        pending = AccessRequest.objects.filter(
+            user=user, case=case, status=AccessRequest.Status.PENDING
+        ).first()
+        if pending is not None:
+            return pending
+        req = AccessRequest.objects.create(user=user, case=case, reason=reason)
+        audit.record(user, "access.request", target=req, case=case, reason=reason)
+    return req
+
+
+def can_decide(actor: Any, access_request: AccessRequest) -> bool:
+    return access.can(actor, access.Action.MANAGE_MEMBERS, access_request.case)
+
+
+def decide_access_request(
+    *,
+    actor: Any,
+    access_request: AccessRequest,
+    approve: bool,
+    role: str | None = None,
+    expires_at: datetime | None = None,
+    note: str = "",
+) -> AccessRequest:
+    """Approve (granting ``role`` until ``expires_at``) or refuse a pending request."""
+    if not can_decide(actor, access_request):
+        raise PermissionDenied
+    if access_request.user_id == actor.pk:
+        raise ValidationError(_("Nobody decides on their own request."))
+    with transaction.atomic():
+        req = AccessRequest.objects.select_for_update().get(pk=access_request.pk)
+        if req.status != AccessRequest.Status.PENDING:
+            raise ValidationError(_("This request has already been decided."))
+        if approve:
+            if not role:
+                raise ValidationError({"role": _("Choose a role.")})
+            req.membership = grant_membership(
+                actor=actor, case=req.case, user=req.user, role=role, expires_at=expires_at
+            )
+            req.status = AccessRequest.Status.APPROVED
+        else:
+            req.status = AccessRequest.Status.REFUSED
+        req.decided_by, req.decided_at, req.decision_note = actor, timezone.now(), note
+        req.save(
+            update_fields=["status", "decided_by", "decided_at", "decision_note", "membership"]
+        )
+        audit.record(
+            actor,
+            "access.approve" if approve else "access.refuse",
+            target=req,
+            case=req.case,
+            user=req.user.get_username(),
+            role=role if approve else None,
+            expires_at=_iso(expires_at) if approve else None,
+            note=note,
+        )
+    access_request.__dict__.update(req.__dict__)
+    return access_request
+
+
+def touch_user_session(*, session_key: str | None) -> None:
+    """Note that a session is in use (for the admins' list of active sessions)."""
+    if session_key:
+        UserSession.objects.filter(session_key=session_key).update(last_seen_at=timezone.now())
+
+
+def close_user_session(*, session_key: str | None) -> None:
+    """Mark a session ended (it was signed out, timed out, or lost its second factor)."""
+    if session_key:
+        UserSession.objects.filter(session_key=session_key, ended_at__isnull=True).update(
+            ended_at=timezone.now()
+        )
+
+
+# Audit checkpoints ---------------------------------------------------------------------
+
+
+def create_audit_checkpoint(*, actor: Any = None) -> tuple[AuditCheckpoint, dict | None]:
+    """Sign the Merkle root of every audit entry so far and store it.
+
+    Returns the checkpoint and, when there is an earlier one, the consistency proof from
+    it. Entries are committed in ``seq`` order and never change, so one read gives a
+    prefix of the log and no lock is held while signing or asking the timestamp
+    authority (``ATHAR_TSA_URL``). The checkpoint itself is then audited, as the next
+    entry (outside the tree it signs).
+    """
+    key = checkpoints.signing_key()
+    leaves = checkpoints.stored_leaves()
+    if not leaves:
+        raise ValidationError(_("The audit log is empty: nothing to sign."))
+    size, root = checkpoints.root_of(leaves)
+    row = AuditCheckpoint.objects.filter(size=size).first()
+    if row is None:
+        signed = checkpoints.SignedCheckpoint(settings.ATHAR_CHECKPOINT_ORIGIN, size, root)
+        reply = b""
+        if settings.ATHAR_TSA_URL:
+            reply = timestamps.request_timestamp(settings.ATHAR_TSA_URL, signed.text().encode())
+        try:
+            row = _store_checkpoint(actor, signed, key, reply)
+        except IntegrityError:  # a concurrent run stored this size first
+            row = AuditCheckpoint.objects.get(size=size)
+    previous = AuditCheckpoint.objects.filter(size__lt=size).order_by("-size").first()
+    consistency = None
+    if previous is not None:
+        proof = checkpoints.consistency_proof(leaves, previous.size, size)
+        consistency = {
+            "size": previous.size,
+            "root": previous.root,
+            "proof": [p.hex() for p in proof],
+        }
+    return row, consistency
+
+
+def _store_checkpoint(actor: Any, signed: Any, key: Any, reply: bytes) -> AuditCheckpoint:
+    size, root = signed.size, signed.root
+    with transaction.atomic():
+        row = AuditCheckpoint.objects.create(
+            size=size,
+            root=root.hex(),
+            origin=signed.origin,
+            signed_text=signed.text(),
+            signature=base64.b64encode(checkpoints.sign(signed, key)).decode(),
+            public_key=checkpoints.public_pem(key.public_key()),
+            timestamp_reply=base64.b64encode(reply).decode(),
+        )
+        audit.record(
+            actor,
+            "audit.checkpoint",
+            target=row,
+            size=size,
+            root=root.hex(),
+            timestamped=bool(reply),
+        )
+    return row

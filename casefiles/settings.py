@@ -6,10 +6,12 @@ DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
 ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
 ATHAR_SECRET_KEY     required in production; generated once into the data dir otherwise
 ATHAR_ALLOWED_HOSTS  comma-separated host names (required in production)
+(the README's settings table lists the others)
 """
 
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -72,6 +74,11 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_filters",
     "django_tasks_db",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+    "django_otp_webauthn",
+    "axes",
     "casefiles",
     "people",
     "evidence",
@@ -81,16 +88,22 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Early, so every audit entry of the request (even a session ending) has the client.
+    "casefiles.middleware.RequestContextMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    # Ends sessions that are idle, too old, signed out elsewhere or lack a second factor.
+    "casefiles.middleware.SessionPolicyMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "casefiles.middleware.RequestContextMiddleware",
     "casefiles.middleware.NoStoreMiddleware",
+    # Last, as django-axes asks: turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "casefiles.urls"
@@ -148,9 +161,73 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First: refuses a locked-out (username, address) pair before any password check.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "casefiles:case_list"
 LOGOUT_REDIRECT_URL = "login"
+
+# Two factors -------------------------------------------------------------------
+# Every account signs in with a second factor (TOTP or a one-time backup code). Demo
+# mode (set by `make run`) exempts only the accounts `seed_demo` creates, never in
+# production.
+ATHAR_DEMO_MODE = os.environ.get("ATHAR_DEMO_MODE") == "1"
+if ATHAR_DEMO_MODE and PRODUCTION:
+    raise ImproperlyConfigured("ATHAR_DEMO_MODE cannot be used with ATHAR_ENV=production.")
+OTP_TOTP_ISSUER = os.environ.get("ATHAR_OTP_ISSUER", "Athar")
+ATHAR_BACKUP_CODES = 10
+# Security keys and passkeys (WebAuthn) as a second factor, never instead of the password.
+OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
+OTP_WEBAUTHN_RP_NAME = "Athar"
+# The relying party is a domain name (browsers refuse IP addresses): in development,
+# open the app as http://localhost:8000 to use a security key.
+OTP_WEBAUTHN_RP_ID = os.environ.get("ATHAR_WEBAUTHN_RP_ID") or (
+    ALLOWED_HOSTS[0] if PRODUCTION else "localhost"
+)
+OTP_WEBAUTHN_ALLOWED_ORIGINS = _env_list("ATHAR_WEBAUTHN_ORIGINS") or (
+    [f"https://{host}" for host in ALLOWED_HOSTS]
+    if PRODUCTION
+    else ["http://localhost:8000", "http://localhost:8015"]
+)
+# Revealing a protected identity needs a session signed in with a security key
+# (phishing-resistant), not only a TOTP code. Off by default until every lead and
+# investigator has registered a key.
+ATHAR_REVEAL_NEEDS_SECURITY_KEY = os.environ.get("ATHAR_REVEAL_NEEDS_SECURITY_KEY") == "1"
+# A password step counts for this long before the second factor must follow (seconds).
+ATHAR_2FA_PENDING_SECONDS = 300
+
+# Lockout ---------------------------------------------------------------------------
+# Lock the pair (username, address), never the username alone: a flood of guesses from
+# elsewhere must not lock the real user out at their own address.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_FAILURE_LIMIT = int(os.environ.get("ATHAR_LOCKOUT_FAILURES", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ATHAR_LOCKOUT_MINUTES", "15")))
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "casefiles.netaddr.client_ip_for_axes"
+AXES_LOCKOUT_CALLABLE = "casefiles.accounts.lockout_response"
+AXES_VERBOSE = False
+# Sign-ins are in the audit log already; axes keeps only the failures it counts.
+AXES_DISABLE_ACCESS_LOG = True
+# The addresses (or networks) of the one reverse proxy in front of Athar. Only when a
+# request comes from it is the right-most X-Forwarded-For entry taken as the client.
+ATHAR_TRUSTED_PROXIES = _env_list("ATHAR_TRUSTED_PROXIES")
+
+# Sessions --------------------------------------------------------------------------
+ATHAR_SESSION_IDLE_SECONDS = int(os.environ.get("ATHAR_SESSION_IDLE_MINUTES", "30")) * 60
+ATHAR_SESSION_MAX_SECONDS = int(os.environ.get("ATHAR_SESSION_MAX_HOURS", "12")) * 3600
+
+# Audit checkpoints -------------------------------------------------------------------
+# Ed25519 private key, PEM (or its base64), that signs published checkpoints.
+ATHAR_CHECKPOINT_ORIGIN = os.environ.get("ATHAR_CHECKPOINT_ORIGIN", "athar/audit")
+ATHAR_CHECKPOINT_KEY = os.environ.get("ATHAR_CHECKPOINT_KEY", "")
+if PRODUCTION and not ATHAR_CHECKPOINT_KEY:
+    raise ImproperlyConfigured("ATHAR_CHECKPOINT_KEY (an Ed25519 private key) is required.")
+ATHAR_CHECKPOINT_KEY_FILE = DATA_DIR / "checkpoint_key.pem"
+# Optional RFC 3161 timestamp authority asked to timestamp each checkpoint.
+ATHAR_TSA_URL = os.environ.get("ATHAR_TSA_URL", "")
 
 # Internationalisation -----------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -218,7 +295,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_AGE = 8 * 60 * 60
+SESSION_COOKIE_AGE = ATHAR_SESSION_MAX_SECONDS
 LANGUAGE_COOKIE_SAMESITE = "Lax"
 LANGUAGE_COOKIE_HTTPONLY = True
 

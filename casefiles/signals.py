@@ -1,14 +1,37 @@
-"""Audit receivers for Django's authentication signals (login, failed login, logout)."""
+"""Audit receivers for Django's authentication signals (login, failed login, logout).
+
+A sign-in also starts the session's clocks (idle timeout, absolute lifetime) and records
+the session so that admins can list it and the user can end it from elsewhere.
+"""
+
+import time
 
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
-from . import audit
+from . import audit, services
+from .middleware import SESSION_SEEN, SESSION_STARTED
+from .netaddr import client_ip
 
 
 @receiver(user_logged_in, dispatch_uid="athar_audit_login")
 def _record_login(sender, request, user, **kwargs):
-    audit.record(user, "auth.login", target=user)
+    device = getattr(user, "otp_device", None)
+    audit.record(
+        user, "auth.login", target=user, second_factor=type(device).__name__ if device else None
+    )
+    session = getattr(request, "session", None)
+    if session is not None:
+        now = int(time.time())
+        session[SESSION_STARTED] = session[SESSION_SEEN] = now
+        if session.session_key is None:
+            session.save()
+        services.start_user_session(
+            user=user,
+            session_key=session.session_key,
+            ip=client_ip(request),
+            user_agent=request.META.get("HTTP_USER_AGENT", ""),
+        )
 
 
 @receiver(user_login_failed, dispatch_uid="athar_audit_login_failed")
@@ -21,3 +44,6 @@ def _record_login_failed(sender, credentials, request=None, **kwargs):
 def _record_logout(sender, request, user, **kwargs):
     if user is not None:
         audit.record(user, "auth.logout", target=user)
+    session = getattr(request, "session", None)
+    if session is not None:
+        services.close_user_session(session_key=session.session_key)

@@ -3,27 +3,74 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.generic import RedirectView
-from django.views.i18n import set_language
+from django.views.i18n import JavaScriptCatalog, set_language
+from django_otp_webauthn import views as webauthn_views
 
-from . import views
+from . import access_views, accounts, views, webauthn
 
 app_patterns = (
     [
         path("cases/", views.case_list, name="case_list"),
         path("cases/<str:ref>/", views.case_detail, name="case_detail"),
+        path(
+            "cases/<str:ref>/audit/<str:target_type>/<str:target_id>/",
+            views.case_target_audit,
+            name="case_target_audit",
+        ),
         path("audit/", views.audit_list, name="audit_list"),
+        path("audit/export.csv", views.audit_export, {"fmt": "csv"}, name="audit_export_csv"),
+        path("audit/export.jsonl", views.audit_export, {"fmt": "jsonl"}, name="audit_export_jsonl"),
     ],
     "casefiles",
 )
 
+# django-otp-webauthn's URL names, with authentication taken over by casefiles.webauthn
+# (a second factor after the password step, never a sign-in by the key alone).
+webauthn_patterns = (
+    [
+        path(
+            "registration/begin/",
+            webauthn_views.BeginCredentialRegistrationView.as_view(),
+            name="credential-registration-begin",
+        ),
+        path(
+            "registration/complete/",
+            webauthn.CompleteRegistrationView.as_view(),
+            name="credential-registration-complete",
+        ),
+        path(
+            "authentication/begin/",
+            webauthn.BeginSecondFactorView.as_view(),
+            name="credential-authentication-begin",
+        ),
+        path(
+            "authentication/complete/",
+            webauthn.CompleteSecondFactorView.as_view(),
+            name="credential-authentication-complete",
+        ),
+        # The script's messages, needed on the second step before sign-in.
+        path(
+            "jsi18n/",
+            login_not_required(JavaScriptCatalog.as_view(packages=["django_otp_webauthn"])),
+            name="js-i18n-catalog",
+        ),
+    ],
+    "otp_webauthn",
+)
+
 urlpatterns = [
     path("", views.home, name="home"),
-    path(
-        "accounts/login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
+    path("accounts/login/", accounts.SignInView.as_view(), name="login"),
+    path("accounts/login/verify/", accounts.login_verify, name="login_verify"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("webauthn/", include(webauthn_patterns)),
+    path("accounts/security/", accounts.security, name="security"),
+    path(
+        "accounts/security/sign-out-everywhere/",
+        accounts.sign_out_everywhere,
+        name="sign_out_everywhere",
+    ),
+    path("accounts/security/backup-codes/", accounts.renew_backup_codes, name="backup_codes"),
     # The language switch works before sign-in too (the login page offers it).
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # One sign-in page for everyone: the admin's own login form is not offered.
@@ -32,6 +79,26 @@ urlpatterns = [
         login_not_required(RedirectView.as_view(pattern_name="login", query_string=True)),
     ),
     path("admin/", admin.site.urls),
+    path("access/request/", access_views.request_access, name="request_access"),
+    path("access/requests/", access_views.access_request_list, name="access_requests"),
+    path(
+        "access/requests/<int:pk>/",
+        access_views.access_request_decide,
+        name="access_request_decide",
+    ),
+    path(
+        "access/memberships/<int:pk>/revoke/",
+        access_views.membership_revoke,
+        name="membership_revoke",
+    ),
+    path("manage/users/", access_views.user_list, name="manage_users"),
+    path("manage/users/<int:pk>/", access_views.user_detail, name="manage_user"),
+    path(
+        "manage/users/<int:pk>/<slug:action>/",
+        access_views.user_action,
+        name="manage_user_action",
+    ),
+    path("manage/expiring/", access_views.expiring_memberships, name="manage_expiring"),
     path("", include(app_patterns)),
     path("", include("evidence.urls")),
 ]

@@ -1,8 +1,15 @@
+import csv
+import json
+from datetime import datetime
+from itertools import chain
+from typing import Any
+
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from . import audit
@@ -41,16 +48,21 @@ def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
             "members": members,
             "my_role": Membership.Role(case.viewer_role),
             "can_manage_members": can(request.user, Action.MANAGE_MEMBERS, case),
+            "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
     )
 
 
-@require_GET
-def audit_list(request: HttpRequest) -> HttpResponse:
+def _audit_filterset(request: HttpRequest) -> AuditEntryFilter:
     if not can(request.user, Action.VIEW_AUDIT):
         raise PermissionDenied
     entries = AuditEntry.objects.visible_to(request.user).select_related("case")
-    filterset = AuditEntryFilter(request.GET, queryset=entries.order_by("-seq"))
+    return AuditEntryFilter(request.GET, queryset=entries.order_by("-seq"))
+
+
+@require_GET
+def audit_list(request: HttpRequest) -> HttpResponse:
+    filterset = _audit_filterset(request)
     page = Paginator(filterset.qs, 50).get_page(request.GET.get("page"))
     filters_used = {k: v for k, v in request.GET.items() if k != "page" and v}
     audit.record(request.user, "audit.view", filters=filters_used)
@@ -60,6 +72,102 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         request,
         "casefiles/audit_list.html",
         {"filter": filterset, "page": page, "query": query.urlencode()},
+    )
+
+
+EXPORT_FIELDS = (*audit.HASHED_FIELDS, "prev_hash", "hash")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    text = value.isoformat() if isinstance(value, datetime) else str(value)
+    # A spreadsheet would run a cell that starts like a formula: quote it.
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+@require_GET
+def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
+    """The filtered selection as CSV or JSON lines, streamed; the export is audited.
+
+    The selection is fixed at the entries that existed when the export began (``seq`` up
+    to the head then), so the file can be reproduced from the filters and that bound.
+    """
+    filterset = _audit_filterset(request)
+    if not filterset.is_valid():
+        return HttpResponse(status=400)
+    filters_used = {k: v for k, v in request.GET.items() if v}
+    head = AuditEntry.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+    audit.record(request.user, "audit.export", format=fmt, filters=filters_used, up_to_seq=head)
+    rows = (
+        filterset.qs.filter(seq__lte=head)
+        .order_by("seq")
+        .values_list(*EXPORT_FIELDS)
+        .iterator(chunk_size=2000)
+    )
+    if fmt == "csv":
+        writer = csv.writer(_Echo())
+        lines = (
+            writer.writerow(r)
+            for r in chain([EXPORT_FIELDS], ([_csv_cell(v) for v in row] for row in rows))
+        )
+        content_type = "text/csv; charset=utf-8"
+    else:
+        lines = (
+            json.dumps(
+                {
+                    k: (v.isoformat(timespec="microseconds") if isinstance(v, datetime) else v)
+                    for k, v in zip(EXPORT_FIELDS, row, strict=True)
+                },
+                sort_keys=True,
+                ensure_ascii=False,
+            )
+            + "\n"
+            for row in rows
+        )
+        content_type = "application/x-ndjson; charset=utf-8"
+    response = StreamingHttpResponse(lines, content_type=content_type)
+    stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+    response["Content-Disposition"] = f'attachment; filename="athar-audit-{stamp}.{fmt}"'
+    return response
+
+
+@require_GET
+def case_target_audit(request: HttpRequest, ref: str, target_type: str, target_id: str):
+    """Who saw or changed one object of a case: for the case's leads."""
+    case = get_case_for_user(request.user, ref, Action.VIEW_CASE_AUDIT)
+    entries = (
+        AuditEntry.objects.visible_to(request.user)
+        .filter(case=case, target_type=target_type, target_id=target_id)
+        .order_by("-seq")
+    )
+    page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    audit.record(
+        request.user,
+        "audit.view_target",
+        case=case,
+        target_type=target_type,
+        target_id=target_id,
+    )
+    label = next((e.target_label for e in page), "")
+    return render(
+        request,
+        "casefiles/case_target_audit.html",
+        {
+            "case": case,
+            "page": page,
+            "target_type": target_type,
+            "target_id": target_id,
+            "label": label,
+        },
     )
 
 

@@ -3,6 +3,9 @@ from types import SimpleNamespace
 
 import pytest
 from django.db import connection
+from django.test import Client
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role
 from tests.factories import CaseFactory, MembershipFactory, UserFactory
@@ -26,6 +29,32 @@ def evidence_store(tmp_path, settings):
         "evidence": {"BACKEND": "evidence.storage.EvidenceStorage", "OPTIONS": {"location": root}},
     }
     return root
+
+
+class VerifiedClient(Client):
+    """A test client whose ``force_login`` also passes the second factor.
+
+    It gives the user a confirmed authenticator device (if they have none) and marks the
+    session verified with it exactly as django-otp's ``login()`` does: the session holds
+    the device's ``persistent_id``. ``login()`` (password only) is left alone, so a test
+    can still show that a password alone gets nobody in. Real two-factor tests go
+    through the sign-in form (tests/casefiles/test_two_factor.py).
+    """
+
+    def force_login(self, user, backend=None):
+        device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+        if device is None:
+            device = TOTPDevice.objects.create(user=user, name="test", confirmed=True)
+        user.otp_device = device
+        super().force_login(user, backend)
+        session = self.session
+        session[DEVICE_ID_SESSION_KEY] = device.persistent_id
+        session.save()
+
+
+@pytest.fixture
+def client():
+    return VerifiedClient()
 
 
 @pytest.fixture

@@ -49,3 +49,21 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     user = factory.SubFactory(UserFactory)
     case = factory.SubFactory(CaseFactory)
     role = Membership.Role.OBSERVER
+
+
+def totp_device(user, confirmed=True):
+    """An authenticator-app device for ``user`` (its key is random, as in real life)."""
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    return TOTPDevice.objects.create(user=user, name="phone", confirmed=confirmed)
+
+
+def totp_code(device, at=None):
+    """The 6-digit code the user's app would show now (or at epoch second ``at``)."""
+    import time
+
+    from django_otp.oath import TOTP
+
+    totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
+    totp.time = time.time() if at is None else at
+    return f"{totp.token():0{device.digits}d}"

@@ -83,3 +83,47 @@ def test_a_user_outside_the_admin_group_cannot_manage_access(client, cast):
     staff = UserFactory(is_staff=True)
     client.force_login(staff)
     assert client.get(reverse("admin:casefiles_membership_add")).status_code == 403
+
+
+def test_second_factor_devices_cannot_be_planted_through_the_django_admin():
+    from django.contrib import admin
+    from django_otp.plugins.otp_static.models import StaticDevice
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    assert not admin.site.is_registered(TOTPDevice)
+    assert not admin.site.is_registered(StaticDevice)
+    from django_otp_webauthn.models import WebAuthnCredential
+
+    assert not admin.site.is_registered(WebAuthnCredential)
+
+
+def test_changing_a_users_groups_in_the_django_admin_is_audited(client, cast):
+    from django.contrib.auth.models import Group
+
+    client.force_login(cast.admin)
+    url = reverse("admin:auth_user_change", args=[cast.observer.pk])
+    form = client.get(url).context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and k != "password"}
+    data.update(
+        username=cast.observer.username,
+        is_active="on",
+        groups=[Group.objects.get(name="Lawyer").pk],
+        date_joined_0=cast.observer.date_joined.strftime("%Y-%m-%d"),
+        date_joined_1=cast.observer.date_joined.strftime("%H:%M:%S"),
+    )
+    data.pop("date_joined", None)
+    data.pop("last_login", None)
+    data.pop("user_permissions", None)
+    response = client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    entry = AuditEntry.objects.get(action="user.change")
+    assert (entry.actor, entry.target_id) == (cast.admin, str(cast.observer.pk))
+    assert "groups" in str(entry.details["change"]).lower()
+
+
+def test_users_cannot_be_deleted_in_the_django_admin_even_by_a_superuser(client, cast):
+    root = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(root)
+    url = reverse("admin:auth_user_delete", args=[cast.observer.pk])
+    assert client.post(url, {"post": "yes"}).status_code in (302, 403)
+    assert type(cast.observer).objects.filter(pk=cast.observer.pk).exists()

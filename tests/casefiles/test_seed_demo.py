@@ -31,7 +31,8 @@ def test_demo_cases_hold_arabic_and_english_text():
     assert "Photographs" in text and "صور" in text
 
 
-def test_the_demo_investigator_signs_in_and_sees_exactly_their_cases(client):
+def test_the_demo_investigator_signs_in_and_sees_exactly_their_cases(client, settings):
+    settings.ATHAR_DEMO_MODE = True  # as `make run` sets it: demo accounts need no device
     call_command("seed_demo")
     response = client.post(
         reverse("login"),

@@ -4,6 +4,8 @@ import secrets
 import stat
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.test import override_settings
@@ -12,6 +14,15 @@ from casefiles.checks import check_csp, check_password_hashers
 from tests.scratch_db import run_manage
 
 PRODUCTION_KEY = secrets.token_urlsafe(50)
+CHECKPOINT_KEY = (
+    Ed25519PrivateKey.generate()
+    .private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    .decode()
+)
 
 
 def _production_env(tmp_path, **extra):
@@ -22,6 +33,7 @@ def _production_env(tmp_path, **extra):
         ATHAR_ENV="production",
         ATHAR_SECRET_KEY=PRODUCTION_KEY,
         ATHAR_ALLOWED_HOSTS="athar.example.org",
+        ATHAR_CHECKPOINT_KEY=CHECKPOINT_KEY,
         ATHAR_DATA_DIR=str(tmp_path),
         DATABASE_URL=f"sqlite:///{tmp_path / 'prod.sqlite3'}",
     )
@@ -37,7 +49,9 @@ def test_production_profile_passes_check_deploy_at_warning_level(tmp_path):
     assert "no issues" in result.stdout
 
 
-@pytest.mark.parametrize("missing", ["ATHAR_SECRET_KEY", "ATHAR_ALLOWED_HOSTS"])
+@pytest.mark.parametrize(
+    "missing", ["ATHAR_SECRET_KEY", "ATHAR_ALLOWED_HOSTS", "ATHAR_CHECKPOINT_KEY"]
+)
 def test_production_refuses_to_start_without_its_secrets(tmp_path, missing):
     result = run_manage(_production_env(tmp_path, **{missing: None}), "check", check=False)
     assert result.returncode != 0

@@ -7,22 +7,31 @@ from django.utils import timezone
 from casefiles import services
 from casefiles.access import Role
 from casefiles.models import AuditEntry, Membership
-from tests.factories import TEST_PASSWORD, CaseFactory, MembershipFactory
+from tests.factories import (
+    TEST_PASSWORD,
+    CaseFactory,
+    MembershipFactory,
+    totp_code,
+    totp_device,
+)
 
 pytestmark = pytest.mark.django_db
 
 
 def test_signing_in_and_out_is_audited(client, cast):
-    response = client.post(
-        reverse("login"),
-        {"username": "lawyer", "password": TEST_PASSWORD},
-        REMOTE_ADDR="203.0.113.9",
-        HTTP_USER_AGENT="Firefox/140",
-    )
+    device = totp_device(cast.lawyer)
+    meta = {"REMOTE_ADDR": "203.0.113.9", "HTTP_USER_AGENT": "Firefox/140"}
+    client.post(reverse("login"), {"username": "lawyer", "password": TEST_PASSWORD}, **meta)
+    response = client.post(reverse("login_verify"), {"code": totp_code(device)}, **meta)
     assert response.status_code == 302
     assert response["Location"] == reverse("casefiles:case_list")
     client.post(reverse("logout"))
-    login, logout = AuditEntry.objects.order_by("seq")
+    password, login, logout = AuditEntry.objects.order_by("seq")
+    assert (password.action, password.actor, password.target_label) == (
+        "auth.password_ok",
+        None,
+        "lawyer",
+    )
     assert (login.action, login.actor, login.ip, login.user_agent) == (
         "auth.login",
         cast.lawyer,
@@ -57,7 +66,9 @@ def test_my_cases_lists_exactly_the_users_cases_with_their_role(client, cast, ot
 def test_my_cases_costs_the_same_queries_for_many_cases(client, cast, django_assert_num_queries):
     client.force_login(cast.observer)
     client.get(reverse("casefiles:case_list"))  # warm the session
-    with django_assert_num_queries(4) as one:
+    # session, user, the session's second-factor device, the header's admin and lead
+    # checks, the cases
+    with django_assert_num_queries(6) as one:
         client.get(reverse("casefiles:case_list"))
     for _ in range(15):
         MembershipFactory(user=cast.observer, role=Role.OBSERVER)

@@ -1,0 +1,222 @@
+"""Access workflows: asking to join a case, deciding on requests, and the admins' pages
+for users, their memberships across cases, sessions, and memberships about to expire.
+
+Deciding is for a lead of the case or a system admin (``Action.MANAGE_MEMBERS``); any
+other user gets 404 for a request, as for a case they may not know exists.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
+
+from . import access, services, twofactor
+from .forms import AccessRequestForm, DecisionForm
+from .models import AccessRequest, Membership, UserSession
+
+EXPIRING_DAYS = 14
+
+
+def _require_admin(request: HttpRequest) -> None:
+    if not access.is_system_admin(request.user):
+        raise PermissionDenied
+
+
+@require_http_methods(["GET", "POST"])
+def request_access(request: HttpRequest) -> HttpResponse:
+    """Ask to join a case by its reference. The answer never tells whether it exists."""
+    form = AccessRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        case = access.case_for_access_request(form.cleaned_data["reference"])
+        if case is not None and access.role_in(request.user, case) is None:
+            try:
+                services.request_access(
+                    user=request.user, case=case, reason=form.cleaned_data["reason"]
+                )
+            except ValidationError as exc:
+                form.add_error(None, exc)
+        if not form.errors:
+            messages.success(
+                request,
+                _(
+                    "Your request has been passed on. If the reference is right, a lead of "
+                    "the case or an administrator will decide; the case then appears "
+                    "under My cases."
+                ),
+            )
+            return redirect("casefiles:case_list")
+    return render(request, "casefiles/access_request_form.html", {"form": form})
+
+
+@require_http_methods(["GET"])
+def access_request_list(request: HttpRequest) -> HttpResponse:
+    if not (access.is_system_admin(request.user) or access.led_case_ids(request.user).exists()):
+        raise PermissionDenied
+    pending = (
+        AccessRequest.objects.decidable_by(request.user)
+        .filter(status=AccessRequest.Status.PENDING)
+        .select_related("user", "case")
+        .order_by("requested_at")
+    )
+    return render(request, "casefiles/access_request_list.html", {"pending": pending})
+
+
+@require_http_methods(["GET", "POST"])
+def access_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
+    req = (
+        AccessRequest.objects.decidable_by(request.user)
+        .select_related("user", "case")
+        .filter(pk=pk)
+        .first()
+    )
+    if req is None:
+        raise Http404
+    form = DecisionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        approve = "approve" in request.POST
+        try:
+            services.decide_access_request(
+                actor=request.user,
+                access_request=req,
+                approve=approve,
+                role=form.cleaned_data["role"] or None,
+                expires_at=form.expires_at(),
+                note=form.cleaned_data["note"],
+            )
+        except ValidationError as exc:
+            if hasattr(exc, "error_dict"):
+                for field, errors in exc.error_dict.items():
+                    target = "expires_on" if field == "expires_at" else field
+                    form.add_error(target if target in form.fields else None, errors)
+            else:
+                form.add_error(None, exc)
+        else:
+            messages.success(request, _("Access granted.") if approve else _("Request refused."))
+            return redirect("access_requests")
+    return render(request, "casefiles/access_request_decide.html", {"req": req, "form": form})
+
+
+# System admins ----------------------------------------------------------------------
+
+
+@require_http_methods(["GET"])
+def user_list(request: HttpRequest) -> HttpResponse:
+    _require_admin(request)
+    now = timezone.now()
+    users = (
+        get_user_model()
+        .objects.order_by("username")
+        .annotate(
+            n_memberships=Count(
+                "case_memberships",
+                filter=Q(case_memberships__revoked_at__isnull=True)
+                & (
+                    Q(case_memberships__expires_at__isnull=True)
+                    | Q(case_memberships__expires_at__gt=now)
+                ),
+                distinct=True,
+            ),
+        )
+    )
+    enrolled = set(
+        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
+    ) | set(WebAuthnCredential.objects.filter(confirmed=True).values_list("user_id", flat=True))
+    users = list(users)
+    for user in users:
+        user.has_2fa = user.pk in enrolled
+    return render(request, "casefiles/manage_user_list.html", {"users": users})
+
+
+@require_http_methods(["GET"])
+def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    _require_admin(request)
+    subject = get_object_or_404(get_user_model(), pk=pk)
+    now = timezone.now()
+    memberships = (
+        Membership.objects.manageable_by(request.user)
+        .filter(user=subject)
+        .select_related("case", "granted_by", "revoked_by")
+        .order_by("-granted_at")
+    )
+    for m in memberships:
+        m.in_force = m.revoked_at is None and (m.expires_at is None or m.expires_at > now)
+    sessions = UserSession.objects.filter(user=subject, ended_at__isnull=True)
+    return render(
+        request,
+        "casefiles/manage_user_detail.html",
+        {
+            "subject": subject,
+            "memberships": memberships,
+            "sessions": sessions,
+            "has_2fa": twofactor.has_confirmed_device(subject),
+        },
+    )
+
+
+@require_POST
+def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    _require_admin(request)
+    subject = get_object_or_404(get_user_model(), pk=pk)
+    try:
+        if action == "end-sessions":
+            services.end_user_sessions(actor=request.user, user=subject)
+            messages.success(request, _("All sessions of this user were ended."))
+        elif action == "deactivate":
+            services.deactivate_user(actor=request.user, user=subject)
+            messages.success(request, _("The account was deactivated; its history is kept."))
+        elif action == "reset-2fa":
+            services.reset_second_factor(actor=request.user, user=subject)
+            messages.success(request, _("The user will set up a new second factor."))
+        else:
+            raise Http404
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("manage_user", pk=subject.pk)
+
+
+@require_POST
+def membership_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    membership = (
+        Membership.objects.manageable_by(request.user)
+        .select_related("case", "user")
+        .filter(pk=pk)
+        .first()
+    )
+    if membership is None:
+        raise Http404
+    services.revoke_membership(
+        actor=request.user, membership=membership, reason=request.POST.get("reason", "")
+    )
+    messages.success(request, _("Access revoked."))
+    if access.is_system_admin(request.user):
+        return redirect("manage_user", pk=membership.user_id)
+    return redirect("access_requests")
+
+
+@require_http_methods(["GET"])
+def expiring_memberships(request: HttpRequest) -> HttpResponse:
+    _require_admin(request)
+    now = timezone.now()
+    soon = (
+        Membership.objects.manageable_by(request.user)
+        .active()
+        .filter(expires_at__lte=now + timedelta(days=EXPIRING_DAYS))
+        .select_related("user", "case")
+        .order_by("expires_at")
+    )
+    return render(
+        request,
+        "casefiles/manage_expiring.html",
+        {"memberships": soon, "days": EXPIRING_DAYS},
+    )

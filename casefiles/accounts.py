@@ -1,0 +1,202 @@
+"""Sign-in in two steps (password, then a second factor), enrolment, and the user's
+own security page (sessions, backup codes).
+
+The password step never signs anyone in: it leaves a short-lived note in the session
+naming the user, and only the second step calls ``login()``. A locked-out
+(username, address) pair sees the sign-in page again with a general message, the same
+for accounts that exist and accounts that do not.
+"""
+
+from __future__ import annotations
+
+import time
+from base64 import b32encode
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.views import LoginView
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_http_methods, require_POST
+from django_otp.plugins.otp_static.models import StaticToken
+from django_otp_webauthn.models import WebAuthnCredential
+
+from . import audit, services, twofactor
+from .models import UserSession
+
+PENDING = "athar_2fa_pending"
+_MAX_CODE_ATTEMPTS = 5
+
+
+class CodeForm(forms.Form):
+    code = forms.CharField(
+        label=gettext_lazy("Code"),
+        max_length=32,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "text", "autofocus": True}
+        ),
+    )
+
+
+def _safe_next(request: HttpRequest, value: str | None) -> str:
+    if value and url_has_allowed_host_and_scheme(
+        value, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return value
+    return reverse(settings.LOGIN_REDIRECT_URL)
+
+
+class SignInView(LoginView):
+    """Step 1: the password. Success leads to the second factor, not into the app."""
+
+    redirect_authenticated_user = True
+    form_class = AuthenticationForm
+
+    def form_valid(self, form: AuthenticationForm) -> HttpResponse:
+        user = form.get_user()
+        if twofactor.is_exempt(user):
+            return super().form_valid(form)
+        session = self.request.session
+        session.cycle_key()
+        session[PENDING] = {
+            "user": user.pk,
+            "backend": user.backend,
+            "at": int(time.time()),
+            "next": _safe_next(self.request, self.get_redirect_url()),
+            "tries": 0,
+        }
+        audit.record(None, "auth.password_ok", target=user)
+        return redirect("login_verify")
+
+
+def _pending_user(request: HttpRequest) -> tuple[dict | None, Any]:
+    pending = request.session.get(PENDING)
+    if not pending or time.time() - pending["at"] > settings.ATHAR_2FA_PENDING_SECONDS:
+        request.session.pop(PENDING, None)
+        return None, None
+    user = get_user_model().objects.filter(pk=pending["user"], is_active=True).first()
+    return (pending, user) if user is not None else (None, None)
+
+
+def _finish(request: HttpRequest, pending: dict, user: Any, device: Any) -> None:
+    request.session.pop(PENDING, None)
+    user.otp_device = device  # django-otp's login receiver keeps it in the session
+    login(request, user, backend=pending["backend"])
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def login_verify(request: HttpRequest) -> HttpResponse:
+    """Step 2: a code from the authenticator app or a backup code; or, on the very
+    first sign-in, enrolment of an authenticator app."""
+    pending, user = _pending_user(request)
+    if user is None:
+        return redirect("login")
+    if not twofactor.has_confirmed_device(user):
+        return _enrol(request, pending, user)
+    form = CodeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        device = twofactor.verify_code(user, form.cleaned_data["code"])
+        if device is not None:
+            _finish(request, pending, user, device)
+            return redirect(pending["next"])
+        pending["tries"] += 1
+        request.session[PENDING] = pending
+        audit.record(None, "auth.second_factor_failed", target=user, tries=pending["tries"])
+        if pending["tries"] >= _MAX_CODE_ATTEMPTS:
+            request.session.pop(PENDING, None)
+            messages.error(request, _("Too many wrong codes. Sign in again."))
+            return redirect("login")
+        form.add_error("code", _("The code is wrong or has been used."))
+    return render(
+        request,
+        "registration/login_verify.html",
+        {"form": form, "has_security_key": twofactor.has_security_key(user)},
+    )
+
+
+def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
+    device = services.start_totp_enrolment(user=user, device_id=pending.get("device"))
+    if pending.get("device") != device.pk:
+        pending["device"] = device.pk
+        request.session[PENDING] = pending
+    form = CodeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            codes = services.confirm_totp_device(
+                user=user, device=device, code=form.cleaned_data["code"]
+            )
+        except ValidationError as exc:
+            form.add_error("code", exc)
+        else:
+            device.refresh_from_db()
+            _finish(request, pending, user, device)
+            return render(
+                request,
+                "registration/backup_codes.html",
+                {"codes": codes, "next": pending["next"]},
+            )
+    secret = b32encode(device.bin_key).decode()
+    return render(
+        request,
+        "registration/enrol.html",
+        {"form": form, "qr": twofactor.qr_svg(device), "secret": secret},
+    )
+
+
+def lockout_response(request: HttpRequest, credentials: dict | None = None, *args: Any):
+    """django-axes calls this for a locked-out pair: the sign-in page, with a notice."""
+    form = AuthenticationForm(request, initial={"username": request.POST.get("username", "")})
+    return render(
+        request,
+        "registration/login.html",
+        {"form": form, "locked_out": True, "next": request.POST.get("next", "")},
+        status=429,
+    )
+
+
+@require_http_methods(["GET"])
+def security(request: HttpRequest) -> HttpResponse:
+    """The user's own sessions and backup codes."""
+    sessions = UserSession.objects.filter(user=request.user, ended_at__isnull=True)
+    remaining = StaticToken.objects.filter(device__user=request.user).count()
+    keys = WebAuthnCredential.objects.filter(user=request.user, confirmed=True)
+    return render(
+        request,
+        "registration/security.html",
+        {
+            "sessions": sessions,
+            "current_key": request.session.session_key,
+            "backup_codes_left": remaining,
+            "security_keys": keys,
+        },
+    )
+
+
+@require_POST
+def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
+    count = services.end_user_sessions(
+        actor=request.user, user=request.user, keep=request.session.session_key
+    )
+    messages.success(request, _("Signed out of %(n)d other sessions.") % {"n": count})
+    return redirect("security")
+
+
+@require_POST
+def renew_backup_codes(request: HttpRequest) -> HttpResponse:
+    codes = services.regenerate_backup_codes(user=request.user)
+    return render(
+        request,
+        "registration/backup_codes.html",
+        {"codes": codes, "next": reverse("security")},
+    )

@@ -1,0 +1,187 @@
+"""Two-factor sign-in through the real forms: password, then a TOTP or backup code."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from casefiles.models import AuditEntry
+from tests.factories import TEST_PASSWORD, UserFactory, totp_code, totp_device
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def browser():
+    """A plain client: no shortcut past the second factor."""
+    return Client()
+
+
+def _password(browser, username, password=TEST_PASSWORD, **extra):
+    return browser.post(reverse("login"), {"username": username, "password": password}, **extra)
+
+
+def _signed_in(browser):
+    response = browser.get(reverse("casefiles:case_list"))
+    return response.status_code == 200
+
+
+def test_a_password_alone_signs_nobody_in(browser, cast):
+    totp_device(cast.lawyer)
+    response = _password(browser, "lawyer")
+    assert response.status_code == 302
+    assert response["Location"] == reverse("login_verify")
+    assert "_auth_user_id" not in browser.session
+    assert not _signed_in(browser)
+    assert not AuditEntry.objects.filter(action="auth.login").exists()
+
+
+def test_password_and_totp_code_sign_in_and_the_login_is_audited(browser, cast):
+    device = totp_device(cast.lawyer)
+    _password(browser, "lawyer", REMOTE_ADDR="203.0.113.9")
+    response = browser.post(
+        reverse("login_verify"), {"code": totp_code(device)}, REMOTE_ADDR="203.0.113.9"
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("casefiles:case_list")
+    assert _signed_in(browser)
+    login = AuditEntry.objects.get(action="auth.login")
+    assert (login.actor, login.ip, login.details) == (
+        cast.lawyer,
+        "203.0.113.9",
+        {"second_factor": "TOTPDevice"},
+    )
+
+
+def test_a_wrong_code_does_not_sign_in_and_is_audited(browser, cast):
+    device = totp_device(cast.lawyer)
+    _password(browser, "lawyer")
+    wrong = f"{(int(totp_code(device)) + 1) % 1_000_000:06d}"
+    response = browser.post(reverse("login_verify"), {"code": wrong})
+    assert response.status_code == 200
+    assert not _signed_in(browser)
+    assert AuditEntry.objects.filter(action="auth.second_factor_failed").count() == 1
+
+
+def test_a_totp_code_cannot_be_used_twice(browser, cast):
+    device = totp_device(cast.lawyer)
+    code = totp_code(device)
+    _password(browser, "lawyer")
+    browser.post(reverse("login_verify"), {"code": code})
+    assert _signed_in(browser)
+    browser.post(reverse("logout"))
+    second = Client()
+    _password(second, "lawyer")
+    response = second.post(reverse("login_verify"), {"code": code})
+    assert response.status_code == 200
+    assert "wrong or has been used" in response.content.decode()
+    assert not _signed_in(second)
+
+
+def test_too_many_wrong_codes_send_back_to_the_password(browser, cast):
+    totp_device(cast.lawyer)
+    _password(browser, "lawyer")
+    for _ in range(5):
+        response = browser.post(reverse("login_verify"), {"code": "000000"})
+    assert response.status_code == 302 and response["Location"] == reverse("login")
+    assert browser.get(reverse("login_verify")).status_code == 302
+
+
+def test_first_sign_in_enrols_an_app_shows_a_qr_code_and_backup_codes_that_work_once(browser, cast):
+    _password(browser, "observer")
+    page = browser.get(reverse("login_verify"))
+    html = page.content.decode()
+    assert "<svg" in html and "<script" not in html and "style=" not in html
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    device = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
+    assert response.status_code == 200
+    codes = re.findall(r"<li><code>(\w+)</code></li>", response.content.decode())
+    assert len(codes) == 10
+    assert _signed_in(browser)
+    assert AuditEntry.objects.filter(action="auth.2fa_enrol", actor=cast.observer).exists()
+
+    browser.post(reverse("logout"))
+    _password(browser, "observer")
+    assert browser.post(reverse("login_verify"), {"code": codes[0]}).status_code == 302
+    assert _signed_in(browser)
+    browser.post(reverse("logout"))
+    _password(browser, "observer")
+    assert browser.post(reverse("login_verify"), {"code": codes[1]}).status_code == 302
+    assert _signed_in(browser)
+    browser.post(reverse("logout"))
+    _password(browser, "observer")
+    assert browser.post(reverse("login_verify"), {"code": codes[0]}).status_code == 200
+    assert not _signed_in(browser)
+
+
+def test_a_session_signed_in_without_a_device_is_ended_at_its_next_request(browser, cast):
+    # Any path that calls login() without a verified device (a password reset that logs
+    # in, a new view that forgets the second step) is cut off by the session policy.
+    totp_device(cast.lawyer)
+    browser.force_login(cast.lawyer)  # Django's own login(), no device
+    response = browser.get(reverse("casefiles:case_list"))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+    assert "_auth_user_id" not in browser.session
+    entry = AuditEntry.objects.filter(action="auth.session_end").get()
+    assert entry.details == {"reason": "no_second_factor"}
+
+
+def test_demo_mode_exempts_only_the_demo_accounts(browser, settings, cast):
+    settings.ATHAR_DEMO_MODE = True
+    _password(browser, "lawyer")  # a seed_demo username
+    assert _signed_in(browser)
+    other = UserFactory(username="realperson")
+    second = Client()
+    _password(second, other.username)
+    assert not _signed_in(second)
+
+
+def test_without_demo_mode_demo_accounts_need_a_second_factor_too(browser, cast):
+    response = _password(browser, "lawyer")
+    assert response["Location"] == reverse("login_verify")
+    assert not _signed_in(browser)
+
+
+def test_demo_mode_is_refused_in_production(tmp_path):
+    from tests.casefiles.test_settings import _production_env
+    from tests.scratch_db import run_manage
+
+    result = run_manage(_production_env(tmp_path, ATHAR_DEMO_MODE="1"), "check", check=False)
+    assert result.returncode != 0
+    assert "ATHAR_DEMO_MODE" in result.stderr
+
+
+def test_an_admin_reset_makes_the_user_enrol_again(browser, cast):
+    from casefiles import services
+
+    device = totp_device(cast.lawyer)
+    services.reset_second_factor(actor=cast.admin, user=cast.lawyer)
+    _password(browser, "lawyer")
+    response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
+    assert "<svg" in response.content.decode()  # the enrolment page, not a sign-in
+    assert not _signed_in(browser)
+
+
+def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(browser, cast):
+    # Someone who knows the password opens the enrolment page and notes the key...
+    _password(browser, "observer")
+    browser.get(reverse("login_verify"))
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    seen = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    # ...then the user signs in and enrols with a key of their own.
+    user = Client()
+    _password(user, "observer")
+    user.get(reverse("login_verify"))
+    own = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    assert own.key != seen.key
+    assert user.post(reverse("login_verify"), {"code": totp_code(own)}).status_code == 200
+    assert _signed_in(user)
+    # The key the other person saw opens nothing.
+    third = Client()
+    _password(third, "observer")
+    assert third.post(reverse("login_verify"), {"code": totp_code(seen)}).status_code == 200
+    assert not _signed_in(third)
