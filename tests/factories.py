@@ -49,3 +49,14 @@ class MembershipFactory(factory.django.DjangoModelFactory):
     user = factory.SubFactory(UserFactory)
     case = factory.SubFactory(CaseFactory)
     role = Membership.Role.OBSERVER
+
+
+def register_person(case, actor, role="witness", **identity):
+    """A person registered through the service, as the app does (identity encrypted)."""
+    from people import services
+    from people.models import Identity
+
+    identity.setdefault("name_ar", "ليلى حسن")
+    return services.register_person(
+        actor=actor, case=case, role=role, identity=Identity(**identity)
+    )
