@@ -88,6 +88,6 @@ def test_the_blind_index_finds_aliases_and_latin_names(cast):
         cast.case, cast.investigator, name_ar="", name_latin="Layla Hassan", aliases="Umm Samer"
     )
     for name in ["LAYLA HASSAN", "umm  samer"]:
-        assert services.find_people_by_name(
-            actor=cast.investigator, case=cast.case, name=name
-        ) == [person]
+        assert services.find_people_by_name(actor=cast.investigator, case=cast.case, name=name) == [
+            person
+        ]

@@ -83,9 +83,7 @@ def test_after_rotate_keys_the_old_key_can_be_removed(cast):
     assert "3 people, 3 re-encrypted" in out.text
     with override_settings(FIELD_KEYS=[new]):
         for i, person in enumerate(people):
-            assert _reload(person).open_identity() == Identity(
-                name_ar=f"{NAME} {i}", phone=str(i)
-            )
+            assert _reload(person).open_identity() == Identity(name_ar=f"{NAME} {i}", phone=str(i))
             assert crypto.key_id_of(_reload(person).enc_name_ar) == "new"
     entry = AuditEntry.objects.get(action="people.rotate_keys")
     assert entry.details == {"key_id": "new", "people": 3, "reencrypted": 3}
@@ -122,8 +120,17 @@ def test_the_database_holds_no_plaintext_identity(cast):
     )
     dump = _dump_all_tables()
     assert person.code in dump  # the dump is real: it holds the pseudonym
-    for secret in [NAME, "عبد الرحمن", LATIN, "Abdulrahman", "أبو سامر", "Umm Samer",
-                   "963944123456", "الميدان", "still detained"]:
+    for secret in [
+        NAME,
+        "عبد الرحمن",
+        LATIN,
+        "Abdulrahman",
+        "أبو سامر",
+        "Umm Samer",
+        "963944123456",
+        "الميدان",
+        "still detained",
+    ]:
         assert secret not in dump
         assert secret.casefold() not in dump.casefold()
 
