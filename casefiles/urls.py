@@ -33,6 +33,7 @@ urlpatterns = [
     ),
     path("admin/", admin.site.urls),
     path("", include(app_patterns)),
+    path("", include("people.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

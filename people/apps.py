@@ -18,6 +18,7 @@ class PeopleConfig(AppConfig):
                 "people.reveal_identity": _("Identity revealed"),
                 "people.name_lookup": _("Name looked up"),
                 "people.rotate_keys": _("Identity keys rotated"),
+                "people.export": _("People exported"),
                 "consent.record": _("Consent recorded"),
                 "consent.withdraw": _("Consent withdrawn"),
                 "testimony.create": _("Testimony logged"),

@@ -15,12 +15,10 @@ _CONVERTER = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 _GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?P<body>[^()]*)\)")
 
 
-def _example(pattern, case_ref):
-    """A concrete URL piece matching one pattern, with ``ref`` set to a real case."""
+def _example(pattern, values):
+    """A concrete URL piece matching one pattern: kwargs from ``values``, else "1"."""
     if isinstance(pattern, RoutePattern):
-        return _CONVERTER.sub(
-            lambda m: case_ref if m["name"] == "ref" else "1", str(pattern._route)
-        )
+        return _CONVERTER.sub(lambda m: values.get(m["name"], "1"), str(pattern._route))
     assert isinstance(pattern, RegexPattern)
 
     def group(m):
@@ -31,18 +29,47 @@ def _example(pattern, case_ref):
     return piece.replace("\\", "")
 
 
-def _walk(resolver, case_ref, prefix="", names=()):
+def _walk(resolver, values, prefix="", names=()):
     for p in resolver.url_patterns:
-        url = prefix + _example(p.pattern, case_ref)
+        url = prefix + _example(p.pattern, values)
         if isinstance(p, URLResolver):
-            yield from _walk(p, case_ref, url, (*names, p.namespace))
+            yield from _walk(p, values, url, (*names, p.namespace))
         else:
             assert isinstance(p, URLPattern)
             yield "/" + url, p.name, "ref" in str(p.pattern)
 
 
-def _all_urls(case_ref):
-    return list(_walk(get_resolver(), case_ref))
+def _all_urls(case_ref, **values):
+    """Every URL of the site; ``ref`` is ``case_ref``, other kwargs from ``values`` or "1"."""
+    return list(_walk(get_resolver(), {"ref": case_ref, **values}))
+
+
+def case_objects(cast):
+    """One object of each kind a case URL can name, in ``cast.case``: the URL kwargs."""
+    from django.utils import timezone
+
+    from people import services
+    from tests.factories import register_person
+
+    person = register_person(cast.case, cast.investigator)
+    testimony = services.create_testimony(
+        actor=cast.investigator,
+        case=cast.case,
+        witness=person,
+        text="Statement.",
+        taken_at=timezone.now(),
+        language="en",
+        mode="in_person",
+    )
+    consent = services.record_consent(
+        actor=cast.investigator,
+        case=cast.case,
+        person=person,
+        scopes=["investigation"],
+        how="written",
+        given_on=timezone.now().date(),
+    )
+    return {"code": person.code, "testimony_id": str(testimony.pk), "consent_id": str(consent.pk)}
 
 
 def test_the_walk_sees_the_whole_site(case):
@@ -74,14 +101,31 @@ def test_public_pages_open_without_login(client):
 
 
 def test_outsiders_get_404_on_every_case_url(client, cast):
-    case_urls = [url for url, _, is_case in _all_urls(cast.case.reference) if is_case]
+    objects = case_objects(cast)
+    case_urls = [url for url, _, is_case in _all_urls(cast.case.reference, **objects) if is_case]
     assert case_urls
     client.force_login(cast.outsider)
     for url in case_urls:
         assert client.get(url).status_code == 404, url
-    client.force_login(cast.observer)
+    # The same URLs work for a member who may do everything in the case (405: POST only),
+    # so the outsider's 404 is the policy speaking, not a broken URL.
+    client.force_login(cast.lead)
     for url in case_urls:
-        assert client.get(url).status_code == 200, url
+        assert client.get(url).status_code in (200, 405), url
+
+
+def test_members_get_404_for_case_objects_that_do_not_exist(client, cast):
+    objects = case_objects(cast)
+    client.force_login(cast.lead)
+    named = {k: "NO-SUCH" if k == "code" else "999999" for k in objects}
+    real = _all_urls(cast.case.reference, **objects)
+    missing = _all_urls(cast.case.reference, **named)
+    checked = 0
+    for (real_url, _, is_case), (missing_url, _, _) in zip(real, missing, strict=True):
+        if is_case and real_url != missing_url:
+            assert client.get(missing_url).status_code == 404, missing_url
+            checked += 1
+    assert checked >= len(objects)
 
 
 def test_a_system_admin_who_is_no_member_gets_404_on_case_urls(client, cast):
