@@ -9,7 +9,7 @@ import csv
 
 from django.core.exceptions import ValidationError
 from django.db.models import Prefetch, Q
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -78,8 +78,11 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
     filterset = CaseRoleFilter(request.GET, queryset=roles.order_by("person__code", "role"))
     can_lookup = can(request.user, Action.REVEAL_IDENTITY, case)
     lookup, matches = None, None
-    if can_lookup and "name" in request.GET:
-        lookup = NameLookupForm(request.GET)
+    if request.method == "POST":
+        # A name travels in a POST body, never in a URL that logs and history keep.
+        if not can_lookup:
+            raise Http404
+        lookup = NameLookupForm(request.POST)
         if lookup.is_valid():
             matches = services.find_people_by_name(
                 actor=request.user, case=case, name=lookup.cleaned_data["name"]
