@@ -517,7 +517,7 @@ def rotate_field_keys(*, actor: Any = None, batch_size: int = 200) -> RotationRe
     key_id = crypto.current_key_id()
     people = reencrypted = 0
     with transaction.atomic():
-        for person in Person.objects.select_for_update().order_by("pk").iterator(batch_size):
+        for person in Person.objects.select_for_update().order_by("code").iterator(batch_size):
             identity = person.open_identity()
             stale = any(
                 crypto.key_id_of(getattr(person, f"enc_{n}")) != key_id for n in PROTECTED_FIELDS
