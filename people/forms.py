@@ -33,7 +33,7 @@ class PersonForm(forms.Form):
     aliases = _area(_("Aliases (one per line)"), rows=2)
     birth_date = _text(_("Birth date (1985, 1985-03 or 1985-03-14)"), max_length=10)
     phone = _text(_("Phone"), max_length=100)
-    address = _area(_("Address"), rows=2)
+    address = _area(_("Home address"), rows=2)
     risk_notes = _area(_("Notes on risk"))
     protection_level = forms.ChoiceField(
         label=_("Protection level"), choices=Person.Protection.choices
