@@ -34,6 +34,9 @@ from .models import (
     text_sha256,
 )
 
+# Stored as is, whatever the interviewer's language: the history reads the same for all.
+FIRST_VERSION = "First version"
+
 VICTIM_FIELDS = (
     "victim_status",
     "last_seen_on",
@@ -371,7 +374,7 @@ def create_testimony(
             testimony=testimony,
             number=1,
             text=text,
-            reason=_("First version"),
+            reason=FIRST_VERSION,
             sha256=text_sha256(text),
             author=actor,
         )

@@ -420,5 +420,3 @@ def testimony_decide(request: HttpRequest, ref: str, testimony_id: int) -> HttpR
         back=testimony.get_absolute_url(),
         status=400,
     )
-
-

@@ -324,3 +324,39 @@ def test_consent_is_withdrawn_by_a_new_record(client, cast, world):
     testimony = models.Testimony.objects.get(pk=world["testimony_id"])
     assert services.may_share_testimony(testimony=testimony, purpose="investigation")
     assert not services.may_share_testimony(testimony=testimony, purpose="prosecution")
+
+
+def test_logging_a_testimony_keeps_the_statement_on_an_error(client, cast, witness):
+    client.force_login(cast.investigator)
+    url = reverse("people:testimony_create", args=[cast.case.reference])
+    statement = "أخذوه من البيت ليلًا.\n\nلم نره بعدها."
+    response = client.post(
+        url,
+        {
+            "witness": witness.code,
+            "taken_at": "not a date",
+            "language": "ar",
+            "mode": "phone",
+            "text": statement,
+            "place": "عن بعد",
+        },
+    )
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert statement in html and "عن بعد" in html
+    assert not models.Testimony.objects.exists()
+    response = client.post(
+        url,
+        {
+            "witness": witness.code,
+            "taken_at": "2026-11-30T10:00",
+            "language": "ar",
+            "mode": "phone",
+            "text": statement,
+            "interviewers": [cast.investigator.pk],
+        },
+    )
+    testimony = models.Testimony.objects.get()
+    assert response["Location"] == testimony.get_absolute_url()
+    assert testimony.versions.get().text == statement
+    assert list(testimony.interviewers.all()) == [cast.investigator]
