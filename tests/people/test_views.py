@@ -111,7 +111,9 @@ def test_an_error_page_shows_no_identity(client, cast, world, monkeypatch):
     client.raise_request_exception = False
 
     def broken(*args, **kwargs):
-        raise RuntimeError(f"boom {Person.objects.get(code=world['code'])}")
+        # The worst case: the failing code had the identity in hand.
+        identity = Person.objects.get(code=world["code"]).open_identity()
+        raise RuntimeError(f"failed for {identity.name_ar} {identity.name_latin}")
 
     monkeypatch.setattr(services, "allowed_transitions", broken)
     client.force_login(cast.lawyer)
@@ -141,6 +143,7 @@ def test_a_reveal_shows_the_identity_once_and_audits_the_reason(client, cast, wo
     response = client.post(url, {"reason": "Calling her back to confirm the date"})
     assert response.status_code == 200
     assert set(_leaks(response.content)) == set(SECRETS)
+    assert "no-store" in response["Cache-Control"]  # not kept by the browser or a proxy
     entry = AuditEntry.objects.get(action="people.reveal_identity")
     assert (entry.actor, entry.target_label, entry.case) == (
         cast.investigator,
