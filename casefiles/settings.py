@@ -6,10 +6,15 @@ DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
 ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
 ATHAR_SECRET_KEY     required in production; generated once into the data dir otherwise
 ATHAR_ALLOWED_HOSTS  comma-separated host names (required in production)
+ATHAR_FIELD_KEYS     identity encryption keys "id:base64key,..." (first encrypts); required
+                     in production, generated once into the data dir otherwise
+ATHAR_BLIND_INDEX_KEY  HMAC key of the name index; required in production, generated otherwise
 (the README's settings table lists the others)
 """
 
+import base64
 import os
+import re
 import secrets
 from datetime import timedelta
 from pathlib import Path
@@ -34,21 +39,67 @@ def _env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
-def _development_secret_key() -> str:
-    """Read the development key from the data dir, creating it once (never in production)."""
-    path = DATA_DIR / "secret_key"
+def _development_value(filename: str, make) -> str:
+    """Read a development secret from the data dir, creating it once (never in production)."""
+    path = DATA_DIR / filename
     try:
         return path.read_text().strip()
     except FileNotFoundError:
         pass
     DATA_DIR.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_urlsafe(50)
+    value = make()
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:  # another process won the race: use its key
+    except FileExistsError:  # another process won the race: use its value
         return path.read_text().strip()
     with os.fdopen(fd, "w") as fh:
-        fh.write(key)
+        fh.write(value)
+    return value
+
+
+def _development_secret_key() -> str:
+    return _development_value("secret_key", lambda: secrets.token_urlsafe(50))
+
+
+def _new_field_key() -> str:
+    return "k1:" + base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
+
+
+_KEY_ID = re.compile(r"^[A-Za-z0-9_-]{1,16}$")
+
+
+def _parse_field_keys(raw: str) -> list[tuple[str, bytes]]:
+    """``id:base64key,id:base64key``: AES-256 keys for identity fields, the first encrypts."""
+    keys: list[tuple[str, bytes]] = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        key_id, _sep, encoded = item.partition(":")
+        try:
+            key = base64.urlsafe_b64decode(encoded.encode())
+        except ValueError:
+            key = b""
+        if not _KEY_ID.match(key_id) or len(key) != 32:
+            raise ImproperlyConfigured(
+                "ATHAR_FIELD_KEYS: each key is 'id:' + 32 bytes in URL-safe base64."
+            )
+        if key_id in dict(keys):
+            raise ImproperlyConfigured(f"ATHAR_FIELD_KEYS: key id {key_id!r} is repeated.")
+        keys.append((key_id, key))
+    if not keys:
+        raise ImproperlyConfigured("ATHAR_FIELD_KEYS is required in production.")
+    return keys
+
+
+def _parse_blind_index_key(raw: str) -> bytes:
+    try:
+        key = base64.urlsafe_b64decode(raw.encode())
+    except ValueError:
+        key = b""
+    if len(key) < 32:
+        raise ImproperlyConfigured(
+            "ATHAR_BLIND_INDEX_KEY (32+ bytes, URL-safe base64) is required in production."
+        )
     return key
 
 
@@ -60,8 +111,20 @@ if PRODUCTION:
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured("ATHAR_ALLOWED_HOSTS is required in production.")
     DEBUG = False
+    FIELD_KEYS = _parse_field_keys(os.environ.get("ATHAR_FIELD_KEYS", ""))
+    BLIND_INDEX_KEY = _parse_blind_index_key(os.environ.get("ATHAR_BLIND_INDEX_KEY", ""))
 else:
     SECRET_KEY = os.environ.get("ATHAR_SECRET_KEY") or _development_secret_key()
+    FIELD_KEYS = _parse_field_keys(
+        os.environ.get("ATHAR_FIELD_KEYS") or _development_value("field_keys", _new_field_key)
+    )
+    BLIND_INDEX_KEY = _parse_blind_index_key(
+        os.environ.get("ATHAR_BLIND_INDEX_KEY")
+        or _development_value(
+            "blind_index_key",
+            lambda: base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
+        )
+    )
     ALLOWED_HOSTS = _env_list("ATHAR_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
     DEBUG = os.environ.get("ATHAR_DEBUG", "1") == "1"
 

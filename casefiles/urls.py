@@ -101,6 +101,7 @@ urlpatterns = [
     path("manage/expiring/", access_views.expiring_memberships, name="manage_expiring"),
     path("", include(app_patterns)),
     path("", include("evidence.urls")),
+    path("", include("people.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

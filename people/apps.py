@@ -5,3 +5,27 @@ from django.utils.translation import gettext_lazy as _
 class PeopleConfig(AppConfig):
     name = "people"
     verbose_name = _("People and testimony")
+
+    def ready(self) -> None:
+        from casefiles.filters import register_actions
+
+        register_actions(
+            {
+                "people.register": _("Person registered"),
+                "people.add_role": _("Role added to a person"),
+                "people.relate": _("Relation between people recorded"),
+                "people.view": _("Person viewed"),
+                "people.reveal_identity": _("Identity revealed"),
+                "people.name_lookup": _("Name looked up"),
+                "people.rotate_keys": _("Identity keys rotated"),
+                "people.export": _("People exported"),
+                "consent.record": _("Consent recorded"),
+                "consent.withdraw": _("Consent withdrawn"),
+                "testimony.create": _("Testimony logged"),
+                "testimony.view": _("Testimony viewed"),
+                "testimony.revise": _("Testimony revised"),
+                "testimony.submit": _("Testimony submitted"),
+                "testimony.approve": _("Testimony approved"),
+                "testimony.return": _("Testimony returned"),
+            }
+        )

@@ -1,3 +1,4 @@
+import base64
 import hashlib
 import os
 import secrets
@@ -23,6 +24,11 @@ CHECKPOINT_KEY = (
     )
     .decode()
 )
+FIELD_KEYS = ",".join(
+    f"{key_id}:{base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()}"
+    for key_id in ("2026b", "2026a")
+)
+BLIND_INDEX_KEY = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode()
 
 
 def _production_env(tmp_path, **extra):
@@ -34,6 +40,8 @@ def _production_env(tmp_path, **extra):
         ATHAR_SECRET_KEY=PRODUCTION_KEY,
         ATHAR_ALLOWED_HOSTS="athar.example.org",
         ATHAR_CHECKPOINT_KEY=CHECKPOINT_KEY,
+        ATHAR_FIELD_KEYS=FIELD_KEYS,
+        ATHAR_BLIND_INDEX_KEY=BLIND_INDEX_KEY,
         ATHAR_DATA_DIR=str(tmp_path),
         DATABASE_URL=f"sqlite:///{tmp_path / 'prod.sqlite3'}",
     )
@@ -50,13 +58,31 @@ def test_production_profile_passes_check_deploy_at_warning_level(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "missing", ["ATHAR_SECRET_KEY", "ATHAR_ALLOWED_HOSTS", "ATHAR_CHECKPOINT_KEY"]
+    "missing",
+    [
+        "ATHAR_SECRET_KEY",
+        "ATHAR_ALLOWED_HOSTS",
+        "ATHAR_CHECKPOINT_KEY",
+        "ATHAR_FIELD_KEYS",
+        "ATHAR_BLIND_INDEX_KEY",
+    ],
 )
 def test_production_refuses_to_start_without_its_secrets(tmp_path, missing):
     result = run_manage(_production_env(tmp_path, **{missing: None}), "check", check=False)
     assert result.returncode != 0
     assert missing in result.stderr
-    assert not (tmp_path / "secret_key").exists()  # no development key in production
+    assert not list(tmp_path.iterdir())  # no development key of any kind in production
+
+
+@pytest.mark.parametrize(
+    "keys",
+    ["k1:c2hvcnQ=", "bad id!:" + base64.urlsafe_b64encode(bytes(32)).decode(), "k1:" + "A" * 43],
+    ids=["short-key", "bad-id", "not-base64-32-bytes"],
+)
+def test_production_refuses_malformed_field_keys(tmp_path, keys):
+    result = run_manage(_production_env(tmp_path, ATHAR_FIELD_KEYS=keys), "check", check=False)
+    assert result.returncode != 0
+    assert "ATHAR_FIELD_KEYS" in result.stderr
 
 
 def test_demo_data_never_loads_in_production(tmp_path):
@@ -79,6 +105,22 @@ def test_the_development_secret_key_is_generated_once_and_kept_private(tmp_path)
     key_file = tmp_path / "secret_key"
     assert first == second == hashlib.sha256(key_file.read_text().encode()).hexdigest()
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+
+def test_development_identity_keys_are_generated_once_and_kept_private(tmp_path):
+    env = {**os.environ, "ATHAR_DATA_DIR": str(tmp_path)}
+    env.pop("ATHAR_FIELD_KEYS", None)
+    env.pop("ATHAR_BLIND_INDEX_KEY", None)
+    script = (
+        "import hashlib; from django.conf import settings; "
+        "print(hashlib.sha256(repr((settings.FIELD_KEYS, settings.BLIND_INDEX_KEY))"
+        ".encode()).hexdigest())"
+    )
+    first = run_manage(env, "shell", "--no-imports", "-c", script).stdout.split()[-1]
+    second = run_manage(env, "shell", "--no-imports", "-c", script).stdout.split()[-1]
+    assert first == second
+    for name in ("field_keys", "blind_index_key"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600
 
 
 def test_passwords_are_hashed_with_argon2():

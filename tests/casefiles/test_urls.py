@@ -57,9 +57,39 @@ def _all_urls(values):
 
 @pytest.fixture
 def values(cast, tmp_path):
-    """Real objects for every kwarg a case URL takes, so a member's GET finds them."""
+    """One object of each kind a case URL can name, in ``cast.case``: the URL kwargs."""
+    from django.utils import timezone
+
+    from people import services
+    from tests.factories import register_person
+
     batch = take_in(cast.case, cast.lead, {"a.jpg": jpeg_bytes(1)}, tmp_path / "m")
-    return {"ref": cast.case.reference, "item_ref": batch.items.get().reference, "pk": batch.pk}
+    person = register_person(cast.case, cast.investigator)
+    testimony = services.create_testimony(
+        actor=cast.investigator,
+        case=cast.case,
+        witness=person,
+        text="Statement.",
+        taken_at=timezone.now(),
+        language="en",
+        mode="in_person",
+    )
+    consent = services.record_consent(
+        actor=cast.investigator,
+        case=cast.case,
+        person=person,
+        scopes=["investigation"],
+        how="written",
+        given_on=timezone.now().date(),
+    )
+    return {
+        "ref": cast.case.reference,
+        "item_ref": batch.items.get().reference,
+        "pk": batch.pk,
+        "code": person.code,
+        "testimony_id": str(testimony.pk),
+        "consent_id": str(consent.pk),
+    }
 
 
 def test_the_walk_sees_the_whole_site(case):
@@ -96,9 +126,24 @@ def test_outsiders_get_404_on_every_case_url(client, cast, values):
     client.force_login(cast.outsider)
     for url, _ in case_urls:
         assert client.get(url).status_code == 404, url
-    client.force_login(cast.lead)  # the same URLs do exist, for a member allowed everything
+    # The same URLs work for a member who may do everything in the case (405: POST only),
+    # so the outsider's 404 is the policy speaking, not a broken URL.
+    client.force_login(cast.lead)
     for url, _ in case_urls:
-        assert client.get(url).status_code == 200, url
+        assert client.get(url).status_code in (200, 405), url
+
+
+def test_members_get_404_for_case_objects_that_do_not_exist(client, cast, values):
+    client.force_login(cast.lead)
+    named = {k: "NO-SUCH" if k in ("code", "item_ref") else "999999" for k in values if k != "ref"}
+    real = _all_urls(values)
+    missing = _all_urls({**values, **named})
+    checked = 0
+    for (real_url, name, is_case), (missing_url, _, _) in zip(real, missing, strict=True):
+        if is_case and real_url != missing_url and name != "case_target_audit":
+            assert client.get(missing_url).status_code == 404, missing_url
+            checked += 1
+    assert checked >= len(named)
 
 
 def test_a_system_admin_who_is_no_member_gets_404_on_case_urls(client, cast, values):

@@ -1,0 +1,194 @@
+import re
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext_lazy as _
+
+from casefiles.access import active_membership_q
+
+from .models import Consent, ConsentScope, Identity, Person, Relation, RoleKind, Testimony
+
+_PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+_TEXT = {"dir": "auto"}
+
+
+def _text(label, **kwargs):
+    return forms.CharField(label=label, required=False, widget=forms.TextInput(_TEXT), **kwargs)
+
+
+def _area(label, rows=3, **kwargs):
+    return forms.CharField(
+        label=label,
+        required=False,
+        strip=False,
+        widget=forms.Textarea({**_TEXT, "rows": rows}),
+        **kwargs,
+    )
+
+
+class PersonForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role in this case"), choices=RoleKind.choices)
+    name_ar = _text(_("Full name in Arabic script"), max_length=300)
+    name_latin = _text(_("Full name in Latin script"), max_length=300)
+    aliases = _area(_("Aliases (one per line)"), rows=2)
+    birth_date = _text(_("Birth date (1985, 1985-03 or 1985-03-14)"), max_length=10)
+    phone = _text(_("Phone"), max_length=100)
+    address = _area(_("Home address"), rows=2)
+    risk_notes = _area(_("Notes on risk"))
+    protection_level = forms.ChoiceField(
+        label=_("Protection level"), choices=Person.Protection.choices
+    )
+    victim_status = forms.ChoiceField(
+        label=_("Victim status"),
+        choices=[("", "—"), *Person.VictimStatus.choices],
+        required=False,
+    )
+    last_seen_on = forms.DateField(
+        label=_("Last seen on"), required=False, widget=forms.DateInput({"type": "date"})
+    )
+    last_seen_place = _text(_("Last seen at"), max_length=200)
+    detainee_number = _text(_("Detainee number"), max_length=64)
+    detention_branch = _text(_("Detention branch"), max_length=200)
+
+    def clean_birth_date(self):
+        value = self.cleaned_data["birth_date"].strip()
+        if value and not _PARTIAL_DATE.match(value):
+            raise forms.ValidationError(_("Write the year, year-month or full date: 1985-03-14."))
+        return value
+
+    def clean(self):
+        data = super().clean()
+        if not (data.get("name_ar", "").strip() or data.get("name_latin", "").strip()):
+            raise forms.ValidationError(_("Give the name in Arabic or in Latin script."))
+        return data
+
+    def identity(self) -> Identity:
+        return Identity(**{n: self.cleaned_data[n] for n in Identity.__dataclass_fields__})
+
+    def victim_fields(self) -> dict:
+        names = (
+            "victim_status",
+            "last_seen_on",
+            "last_seen_place",
+            "detainee_number",
+            "detention_branch",
+        )
+        return {n: self.cleaned_data[n] for n in names}
+
+
+class RevealForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Why do you need to see this identity?"),
+        min_length=5,
+        max_length=1000,
+        widget=forms.Textarea({**_TEXT, "rows": 2}),
+    )
+
+
+class NameLookupForm(forms.Form):
+    name = forms.CharField(
+        label=_("Is this person already registered? Name"),
+        max_length=300,
+        widget=forms.TextInput(_TEXT),
+    )
+
+
+class ConsentForm(forms.Form):
+    scopes = forms.MultipleChoiceField(
+        label=_("Scopes"), choices=ConsentScope.choices, widget=forms.CheckboxSelectMultiple
+    )
+    bodies = _area(_("Named bodies it may be shared with (one per line)"), rows=2)
+    how = forms.ChoiceField(label=_("How given"), choices=Consent.How.choices)
+    given_on = forms.DateField(label=_("Date"), widget=forms.DateInput({"type": "date"}))
+    notes = _area(_("Notes"), rows=2)
+
+    def clean(self):
+        data = super().clean()
+        if ConsentScope.SHARING in data.get("scopes", []) and not data.get("bodies", "").strip():
+            self.add_error("bodies", _("Name the bodies the testimony may be shared with."))
+        return data
+
+
+class WithdrawalForm(forms.Form):
+    scopes = forms.MultipleChoiceField(
+        label=_("Scopes withdrawn"),
+        choices=ConsentScope.choices,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    how = forms.ChoiceField(label=_("How withdrawn"), choices=Consent.How.choices)
+    given_on = forms.DateField(label=_("Date"), widget=forms.DateInput({"type": "date"}))
+    notes = _area(_("Notes"), rows=2)
+
+    def __init__(self, *args, in_force: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["scopes"].choices = [(s, ConsentScope(s).label) for s in in_force]
+
+
+class RelationForm(forms.Form):
+    kind = forms.ChoiceField(label=_("is the"), choices=Relation.Kind.choices)
+    other = forms.ChoiceField(label=_("of"))
+
+    def __init__(self, *args, people, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.people = {p.code: p for p in people}
+        self.fields["other"].choices = [(c, c) for c in self.people]
+
+    def clean_other(self):
+        return self.people[self.cleaned_data["other"]]
+
+
+class TestimonyForm(forms.Form):
+    witness = forms.ChoiceField(label=_("Witness"))
+    taken_at = forms.DateTimeField(
+        label=_("When (UTC)"), widget=forms.DateTimeInput({"type": "datetime-local"})
+    )
+    place = _text(_("Where"), max_length=200)
+    remote = forms.BooleanField(label=_("Remote interview"), required=False)
+    language = forms.ChoiceField(label=_("Language"), choices=Testimony.Language.choices)
+    mode = forms.ChoiceField(label=_("Mode"), choices=Testimony.Mode.choices)
+    interviewers = forms.ModelMultipleChoiceField(
+        label=_("Interviewers"),
+        queryset=get_user_model().objects.none(),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    interpreter = _text(_("Interpreter"), max_length=200)
+    text = forms.CharField(
+        label=_("Statement"), strip=False, widget=forms.Textarea({**_TEXT, "rows": 14})
+    )
+
+    def __init__(self, *args, case, people, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.people = {p.code: p for p in people}
+        self.fields["witness"].choices = [(c, c) for c in self.people]
+        self.fields["interviewers"].queryset = (
+            get_user_model()
+            .objects.filter(case_memberships__in=case.memberships.filter(active_membership_q()))
+            .order_by("username")
+        )
+
+    def clean_witness(self):
+        return self.people[self.cleaned_data["witness"]]
+
+
+class VersionForm(forms.Form):
+    text = forms.CharField(
+        label=_("Statement"), strip=False, widget=forms.Textarea({**_TEXT, "rows": 14})
+    )
+    reason = forms.CharField(
+        label=_("Reason for the change"), max_length=300, widget=forms.TextInput(_TEXT)
+    )
+
+
+class DecisionForm(forms.Form):
+    to_status = forms.ChoiceField(label=_("Decision"), widget=forms.RadioSelect)
+    comment = _area(_("Comment"), rows=3)
+
+    def __init__(self, *args, targets, **kwargs):
+        super().__init__(*args, **kwargs)
+        labels = {
+            Testimony.Status.SUBMITTED: _("Submit for review"),
+            Testimony.Status.APPROVED: _("Approve (locks the testimony)"),
+            Testimony.Status.RETURNED: _("Return with a comment"),
+        }
+        self.fields["to_status"].choices = [(t, labels[t]) for t in targets]

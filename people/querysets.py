@@ -1,0 +1,29 @@
+"""Reads of people and testimony, always through the one access policy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casefiles import access
+from casefiles.querysets import AppendOnlyQuerySet, CaseScopedQuerySet
+
+
+class PersonQuerySet(CaseScopedQuerySet):
+    def visible_to(self, user: Any) -> PersonQuerySet:
+        """People with a role in a case the user is a member of."""
+        from .models import CaseRole
+
+        roles = CaseRole.objects.filter(case__in=access.visible_case_ids(user))
+        return self.filter(pk__in=roles.values("person_id"))
+
+
+class TestimonyVersionQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+    case_field = "testimony__case"
+
+
+class AppendOnlyCaseQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+    """Case-owned history rows: consents and review decisions."""
+
+
+class ReviewQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+    case_field = "testimony__case"

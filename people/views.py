@@ -1,0 +1,422 @@
+"""Pages of people, consent and testimony. Each view finds the case through the access
+policy (404 for non-members), validates a form, calls one service and redirects.
+
+No view but ``person_reveal`` opens an identity, and that one only after the reveal has
+been audited; the identity goes into that one response and nowhere else.
+"""
+
+import csv
+
+from django.core.exceptions import ValidationError
+from django.db.models import Prefetch, Q
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from casefiles import audit
+from casefiles.access import Action, can, get_case_for_user
+
+from . import services
+from .filters import CaseRoleFilter
+from .forms import (
+    ConsentForm,
+    DecisionForm,
+    NameLookupForm,
+    PersonForm,
+    RelationForm,
+    RevealForm,
+    TestimonyForm,
+    VersionForm,
+    WithdrawalForm,
+)
+from .models import CaseRole, Consent, ConsentScope, Person, Relation, Testimony
+
+
+def _case_people(user, case):
+    in_case = CaseRole.objects.visible_to(user).filter(case=case).values("person_id")
+    return Person.objects.visible_to(user).filter(pk__in=in_case)
+
+
+def _person(request, ref, code, action=Action.VIEW_CASE):
+    case = get_case_for_user(request.user, ref, action)
+    return case, get_object_or_404(_case_people(request.user, case), code=code)
+
+
+def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
+    case = get_case_for_user(request.user, ref, action)
+    testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
+    return case, get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def _form_page(request, case, form, title, back, intro="", submit=None, status=200):
+    return render(
+        request,
+        "people/form.html",
+        {
+            "case": case,
+            "form": form,
+            "title": title,
+            "intro": intro,
+            "back": back,
+            "submit": submit or _("Save"),
+        },
+        status=status,
+    )
+
+
+def people_list(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    roles = CaseRole.objects.visible_to(request.user).filter(case=case).select_related("person")
+    filterset = CaseRoleFilter(request.GET, queryset=roles.order_by("person__code", "role"))
+    can_lookup = can(request.user, Action.REVEAL_IDENTITY, case)
+    lookup, matches = None, None
+    if request.method == "POST":
+        # A name travels in a POST body, never in a URL that logs and history keep.
+        if not can_lookup:
+            raise Http404
+        lookup = NameLookupForm(request.POST)
+        if lookup.is_valid():
+            matches = services.find_people_by_name(
+                actor=request.user, case=case, name=lookup.cleaned_data["name"]
+            )
+    return render(
+        request,
+        "people/person_list.html",
+        {
+            "case": case,
+            "filter": filterset,
+            "roles": filterset.qs,
+            "lookup": lookup or (NameLookupForm() if can_lookup else None),
+            "matches": matches,
+            "can_add": can(request.user, Action.ADD_PEOPLE, case),
+            "can_export": can(request.user, Action.EXPORT, case),
+        },
+    )
+
+
+def people_export(request: HttpRequest, ref: str) -> HttpResponse:
+    """The people of a case as CSV: pseudonyms and case facts, never identities."""
+    case = get_case_for_user(request.user, ref, Action.EXPORT)
+    roles = (
+        CaseRole.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("person")
+        .order_by("person__code", "role")
+    )
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{case.reference}-people.csv"'
+    writer = csv.writer(response)
+    columns = [
+        "code",
+        "role",
+        "protection_level",
+        "victim_status",
+        "last_seen_on",
+        "last_seen_place",
+        "detainee_number",
+        "detention_branch",
+    ]
+    writer.writerow(columns)
+    rows = 0
+    for r in roles:
+        p = r.person
+        writer.writerow(
+            [
+                p.code,
+                r.role,
+                p.protection_level,
+                p.victim_status,
+                p.last_seen_on or "",
+                p.last_seen_place,
+                p.detainee_number,
+                p.detention_branch,
+            ]
+        )
+        rows += 1
+    audit.record(request.user, "people.export", case=case, rows=rows)
+    return response
+
+
+def person_create(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref, Action.ADD_PEOPLE)
+    form = PersonForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            person = services.register_person(
+                actor=request.user,
+                case=case,
+                role=form.cleaned_data["role"],
+                identity=form.identity(),
+                protection_level=form.cleaned_data["protection_level"],
+                **form.victim_fields(),
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(person.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Register a person"),
+        back=f"/cases/{case.reference}/people/",
+        intro=_("The identity is stored encrypted; everyone else sees only the code."),
+        status=400 if form.errors else 200,
+    )
+
+
+def _person_page(request, case, person, identity=None, reveal_form=None):
+    relations = (
+        Relation.objects.visible_to(request.user)
+        .filter(Q(person=person) | Q(other=person), case=case)
+        .select_related("person", "other")
+    )
+    consents = list(
+        Consent.objects.visible_to(request.user)
+        .filter(person=person, case=case)
+        .prefetch_related(Prefetch("withdrawals"))
+        .select_related("recorded_by", "withdraws")
+    )
+    for consent in consents:
+        consent.in_force = services.consent_in_force(consent) if consent.kind == "grant" else []
+    can_reveal = can(request.user, Action.REVEAL_IDENTITY, case)
+    return render(
+        request,
+        "people/person_detail.html",
+        {
+            "case": case,
+            "person": person,
+            "roles": person.case_roles.filter(case=case),
+            "relations": relations,
+            "consents": consents,
+            "testimonies": Testimony.objects.visible_to(request.user).filter(
+                case=case, witness=person
+            ),
+            "identity": identity,
+            "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
+            "can_add": can(request.user, Action.ADD_PEOPLE, case),
+            "can_consent": can(request.user, Action.ADD_TESTIMONY, case),
+        },
+    )
+
+
+def person_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person = _person(request, ref, code)
+    audit.record(request.user, "people.view", target=person, case=case)
+    return _person_page(request, case, person)
+
+
+def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    """Show the identity in this one response, once the stated reason is audited."""
+    case, person = _person(request, ref, code, Action.REVEAL_IDENTITY)
+    form = RevealForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            identity = services.reveal_identity(
+                actor=request.user, case=case, person=person, reason=form.cleaned_data["reason"]
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return _person_page(request, case, person, identity=identity)
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Reveal the identity of %s") % person.code,
+        back=person.get_absolute_url(),
+        intro=_("The reveal and your reason are written to the audit log."),
+        submit=_("Reveal"),
+        status=400 if form.errors else 200,
+    )
+
+
+def relation_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person = _person(request, ref, code, Action.ADD_PEOPLE)
+    others = _case_people(request.user, case).exclude(pk=person.pk)
+    form = RelationForm(request.POST or None, people=others)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.relate_people(
+                actor=request.user,
+                case=case,
+                person=person,
+                kind=form.cleaned_data["kind"],
+                other=form.cleaned_data["other"],
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(person.get_absolute_url())
+    return _form_page(
+        request, case, form, _("%s is related to…") % person.code, back=person.get_absolute_url()
+    )
+
+
+def consent_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person = _person(request, ref, code, Action.ADD_TESTIMONY)
+    form = ConsentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.record_consent(
+                actor=request.user, case=case, person=person, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(person.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Consent given by %s") % person.code,
+        back=person.get_absolute_url(),
+        status=400 if form.errors else 200,
+    )
+
+
+def consent_withdraw(request: HttpRequest, ref: str, code: str, consent_id: int) -> HttpResponse:
+    case, person = _person(request, ref, code, Action.ADD_TESTIMONY)
+    consent = get_object_or_404(
+        Consent.objects.visible_to(request.user).filter(case=case, person=person, kind="grant"),
+        pk=consent_id,
+    )
+    form = WithdrawalForm(request.POST or None, in_force=services.consent_in_force(consent))
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.withdraw_consent(actor=request.user, consent=consent, **form.cleaned_data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(person.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("%(code)s withdraws consent of %(date)s")
+        % {"code": person.code, "date": consent.given_on},
+        back=person.get_absolute_url(),
+        intro=_("The consent stays on record; the withdrawal is a new record."),
+    )
+
+
+def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref, Action.ADD_TESTIMONY)
+    people = _case_people(request.user, case).order_by("code")
+    form = TestimonyForm(
+        request.POST or None,
+        case=case,
+        people=people,
+        initial={"witness": request.GET.get("witness", "")},
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            testimony = services.create_testimony(
+                actor=request.user, case=case, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(testimony.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Log a testimony"),
+        back=f"/cases/{case.reference}/people/",
+        status=400 if form.errors else 200,
+    )
+
+
+def _version_number(value, default):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def testimony_detail(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+    case, testimony = _testimony(request, ref, testimony_id)
+    versions = list(testimony.versions.select_related("author").order_by("number"))
+    by_number = {v.number: v for v in versions}
+    last = versions[-1].number
+    new = by_number.get(_version_number(request.GET.get("b"), last), versions[-1])
+    old = by_number.get(_version_number(request.GET.get("a"), new.number - 1))
+    audit.record(request.user, "testimony.view", target=testimony, case=case, version=new.number)
+    targets = services.allowed_transitions(request.user, testimony)
+    consent = {
+        str(ConsentScope(p).label): services.may_share_testimony(testimony=testimony, purpose=p)
+        for p in ConsentScope.values
+        if p != ConsentScope.SHARING
+    }
+    return render(
+        request,
+        "people/testimony_detail.html",
+        {
+            "case": case,
+            "testimony": testimony,
+            "versions": versions,
+            "shown": new,
+            "compared": old,
+            "diff": services.diff_versions(old, new) if old else None,
+            "decisions": testimony.decisions.select_related("actor"),
+            "decision_form": DecisionForm(targets=targets) if targets else None,
+            "can_revise": testimony.editable and can(request.user, Action.ADD_TESTIMONY, case),
+            "consent": consent,
+        },
+    )
+
+
+def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+    case, testimony = _testimony(request, ref, testimony_id, Action.ADD_TESTIMONY)
+    head = testimony.versions.order_by("-number").first()
+    form = VersionForm(request.POST or None, initial={"text": head.text})
+    if not testimony.editable:
+        form.add_error(None, _("Only a draft or returned testimony can be changed."))
+    elif request.method == "POST" and form.is_valid():
+        try:
+            services.revise_testimony(actor=request.user, testimony=testimony, **form.cleaned_data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(testimony.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("New version of %s") % testimony,
+        back=testimony.get_absolute_url(),
+        intro=_("Earlier versions are kept as they are; say why the statement changes."),
+        status=400 if form.errors and request.method == "POST" else 200,
+    )
+
+
+def testimony_decide(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+    case, testimony = _testimony(request, ref, testimony_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    targets = services.allowed_transitions(request.user, testimony)
+    form = DecisionForm(request.POST, targets=targets)
+    if form.is_valid():
+        try:
+            services.decide_testimony(actor=request.user, testimony=testimony, **form.cleaned_data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            return redirect(testimony.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Decision on %s") % testimony,
+        back=testimony.get_absolute_url(),
+        status=400,
+    )

@@ -1,0 +1,195 @@
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from casefiles.models import AuditEntry
+from people import models, services
+from people.models import ReviewDecision
+from tests.factories import register_person
+
+pytestmark = pytest.mark.django_db
+
+STATEMENT = "رأيتُ الحافلة تدخل الفرع عند الفجر.\nكان معي أخي."
+TABLE = models.TestimonyVersion._meta.db_table
+
+
+@pytest.fixture
+def testimony(cast):
+    witness = register_person(cast.case, cast.investigator)
+    return services.create_testimony(
+        actor=cast.investigator,
+        case=cast.case,
+        witness=witness,
+        text=STATEMENT,
+        taken_at=timezone.now(),
+        language="ar",
+        mode="in_person",
+        interviewers=[cast.investigator],
+    )
+
+
+def _approve(cast, testimony):
+    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+
+
+def test_a_new_testimony_is_a_draft_with_its_first_version_hashed(testimony):
+    import hashlib
+
+    version = testimony.versions.get()
+    assert testimony.status == "draft"
+    assert (version.number, version.text) == (1, STATEMENT)
+    assert version.sha256 == hashlib.sha256(STATEMENT.encode()).hexdigest()
+    entry = AuditEntry.objects.get(action="testimony.create")
+    assert entry.details["sha256"] == version.sha256
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [f'UPDATE "{TABLE}" SET text = %s', f'DELETE FROM "{TABLE}"'],
+    ids=["update", "delete"],
+)
+def test_the_database_refuses_to_change_or_remove_a_version(testimony, sql):
+    params = ["forged"] if sql.startswith("UPDATE") else []
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+    assert list(models.TestimonyVersion.objects.values_list("text", flat=True)) == [STATEMENT]
+
+
+def test_the_database_refuses_to_truncate_versions_on_postgresql(testimony):
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has no TRUNCATE")
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute(f'TRUNCATE "{TABLE}" CASCADE')
+    assert models.TestimonyVersion.objects.count() == 1
+
+
+def test_the_model_refuses_to_change_or_remove_a_version(testimony):
+    version = testimony.versions.get()
+    version.text = "forged"
+    with pytest.raises(TypeError):
+        version.save()
+    with pytest.raises(TypeError):
+        version.delete()
+    with pytest.raises(TypeError):
+        models.TestimonyVersion.objects.update(text="forged")
+    with pytest.raises(TypeError):
+        models.TestimonyVersion.objects.all().delete()
+
+
+def test_a_revision_is_a_new_version_and_the_old_one_stays(cast, testimony):
+    services.revise_testimony(
+        actor=cast.investigator,
+        testimony=testimony,
+        text=STATEMENT + "\nثم أُغلق الباب.",
+        reason="Witness added a detail at the second meeting",
+    )
+    first, second = testimony.versions.order_by("number")
+    assert first.text == STATEMENT
+    assert second.number == 2 and second.reason.startswith("Witness added")
+    diff = services.diff_versions(first, second)
+    assert ("+", "ثم أُغلق الباب.") in diff
+    assert (" ", "كان معي أخي.") in diff
+
+
+def test_a_revision_needs_a_reason(cast, testimony):
+    with pytest.raises(ValidationError):
+        services.revise_testimony(
+            actor=cast.investigator, testimony=testimony, text="x", reason=" "
+        )
+    assert testimony.versions.count() == 1
+
+
+def test_the_submitter_cannot_approve(cast, testimony):
+    services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="submitted")
+    with pytest.raises(ValidationError, match="submitted"):
+        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="approved")
+    testimony.refresh_from_db()
+    assert testimony.status == "submitted"
+    assert services.allowed_transitions(cast.lead, testimony) == ["returned"]
+    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    testimony.refresh_from_db()
+    assert testimony.status == "approved"
+
+
+def test_each_transition_is_recorded_and_audited(cast, testimony):
+    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    services.decide_testimony(
+        actor=cast.lawyer, testimony=testimony, to_status="returned", comment="Dates unclear"
+    )
+    services.revise_testimony(
+        actor=cast.investigator, testimony=testimony, text=STATEMENT + " 2014", reason="Dates"
+    )
+    _approve(cast, testimony)
+    steps = list(ReviewDecision.objects.values_list("from_status", "to_status", "actor__username"))
+    assert steps == [
+        ("draft", "submitted", "investigator"),
+        ("submitted", "returned", "lawyer"),
+        ("returned", "submitted", "investigator"),
+        ("submitted", "approved", "lawyer"),
+    ]
+    actions = list(
+        AuditEntry.objects.filter(action__startswith="testimony.")
+        .order_by("seq")
+        .values_list("action", flat=True)
+    )
+    assert actions == [
+        "testimony.create",
+        "testimony.submit",
+        "testimony.return",
+        "testimony.revise",
+        "testimony.submit",
+        "testimony.approve",
+    ]
+    assert AuditEntry.objects.get(action="testimony.return").details["comment"] == "Dates unclear"
+    assert AuditEntry.objects.get(action="testimony.approve").details["version"] == 2
+
+
+def test_returning_needs_a_comment(cast, testimony):
+    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    with pytest.raises(ValidationError):
+        services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="returned")
+
+
+def test_an_approved_testimony_cannot_change(cast, testimony):
+    _approve(cast, testimony)
+    with pytest.raises(ValidationError):
+        services.revise_testimony(
+            actor=cast.investigator, testimony=testimony, text="new", reason="late change"
+        )
+    with pytest.raises(ValidationError):
+        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="returned")
+    assert testimony.versions.count() == 1
+
+
+def test_the_database_keeps_an_approved_testimony_locked(cast, testimony):
+    _approve(cast, testimony)
+    with pytest.raises(DatabaseError, match="locked"), transaction.atomic():
+        models.Testimony.objects.filter(pk=testimony.pk).update(status="draft")
+    with pytest.raises(DatabaseError, match="locked"), transaction.atomic():
+        models.TestimonyVersion(
+            testimony=testimony,
+            number=2,
+            text="x",
+            reason="x",
+            sha256="0" * 64,
+            author=cast.investigator,
+        ).save()
+    testimony.refresh_from_db()
+    assert testimony.status == "approved" and testimony.versions.count() == 1
+
+
+def test_only_roles_with_the_right_may_submit_or_approve(cast, testimony):
+    from django.core.exceptions import PermissionDenied
+
+    with pytest.raises(PermissionDenied):
+        services.decide_testimony(actor=cast.observer, testimony=testimony, to_status="submitted")
+    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    with pytest.raises(PermissionDenied):  # an investigator has no approval right
+        services.decide_testimony(
+            actor=cast.investigator, testimony=testimony, to_status="approved"
+        )
