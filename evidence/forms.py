@@ -1,5 +1,15 @@
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from people.models import Person, Testimony
+
+from .models import Identification
+
+
+def people_of(case, user):
+    """The people with a role in ``case``, as the policy lets ``user`` see them."""
+    return Person.objects.visible_to(user).filter(case_roles__case=case).distinct()
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -54,6 +64,22 @@ class ItemForm(forms.Form):
     tags = forms.CharField(
         label=_("Tags"), required=False, help_text=_("Separated by commas."), max_length=600
     )
+    source_person = forms.ModelChoiceField(
+        label=_("Source"), queryset=None, required=False, help_text=_("Who gave this item.")
+    )
+    testimony = forms.ModelChoiceField(
+        label=_("Attached to testimony"),
+        queryset=None,
+        required=False,
+        help_text=_("A recording, scanned statement or drawing that belongs to a testimony."),
+    )
+
+    def __init__(self, *args, case, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["source_person"].queryset = people_of(case, user)
+        self.fields["testimony"].queryset = (
+            Testimony.objects.visible_to(user).filter(case=case).select_related("witness")
+        )
 
     def clean_tags(self):
         names = [t.strip() for t in self.cleaned_data["tags"].split(",")]
@@ -61,3 +87,25 @@ class ItemForm(forms.Form):
         if any(len(n) > 60 for n in names):
             raise forms.ValidationError(_("A tag has at most 60 characters."))
         return names
+
+
+class IdentificationForm(forms.Form):
+    witness = forms.ModelChoiceField(label=_("Witness"), queryset=None)
+    identified = forms.ModelChoiceField(label=_("Recognises"), queryset=None)
+    confidence = forms.ChoiceField(label=_("Confidence"), choices=Identification.Confidence)
+    method = forms.ChoiceField(label=_("How"), choices=Identification.Method)
+    identified_on = forms.DateField(
+        label=_("When"), initial=timezone.localdate, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    notes = forms.CharField(label=_("Notes"), widget=forms.Textarea, required=False)
+
+    def __init__(self, *args, case, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["witness"].queryset = people_of(case, user)
+        self.fields["identified"].queryset = people_of(case, user)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("witness") and data.get("witness") == data.get("identified"):
+            self.add_error("identified", _("A witness identifies someone else."))
+        return data

@@ -131,6 +131,22 @@ class EvidenceItem(models.Model):
     is_duplicate = models.BooleanField(default=False)
     claimed_date = models.DateField(_("claimed date"), null=True, blank=True)
     claimed_place = models.CharField(_("claimed place"), max_length=200, blank=True)
+    source_person = models.ForeignKey(
+        "people.Person",
+        models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="evidence_given",
+        verbose_name=_("source"),
+    )
+    testimony = models.ForeignKey(  # an attachment: recording, scanned statement, drawing
+        "people.Testimony",
+        models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="attachments",
+        verbose_name=_("attached to testimony"),
+    )
     review_status = models.CharField(
         max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.DRAFT
     )
@@ -337,3 +353,41 @@ class FixityCheck(models.Model):
 
     def __str__(self) -> str:
         return f"fixity {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class Identification(models.Model):
+    """A witness identifies a person in an item (a mother recognises her son in a photo)."""
+
+    class Confidence(models.TextChoices):
+        CERTAIN = "certain", _("Certain")
+        PROBABLE = "probable", _("Probable")
+        POSSIBLE = "possible", _("Possible")
+
+    class Method(models.TextChoices):
+        PHOTO = "photo", _("Shown the photo")
+        VIDEO = "video", _("Shown the video")
+        FEATURES = "features", _("Distinctive marks or clothing")
+        DOCUMENT = "document", _("A document in the item")
+        OTHER = "other", _("Other")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    item = models.ForeignKey(EvidenceItem, models.PROTECT, related_name="identifications")
+    witness = models.ForeignKey(
+        "people.Person", models.PROTECT, related_name="identifications_made"
+    )
+    identified = models.ForeignKey("people.Person", models.PROTECT, related_name="identified_in")
+    confidence = models.CharField(_("confidence"), max_length=16, choices=Confidence.choices)
+    method = models.CharField(_("method"), max_length=16, choices=Method.choices)
+    identified_on = models.DateField(_("when"))
+    notes = models.TextField(_("notes"), blank=True)
+    recorded_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["identified_on", "pk"]
+        verbose_name = _("identification")
+
+    def __str__(self) -> str:
+        return f"{self.witness} identifies {self.identified} in {self.item}"

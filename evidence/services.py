@@ -504,6 +504,36 @@ _INTEGRITY = {
 }
 
 
+def record_identification(*, actor: Any, item: EvidenceItem, **fields: Any):
+    """A witness identifies a person in an item; both must belong to the item's case."""
+    from people.models import CaseRole
+
+    from .models import Identification
+
+    people = {fields["witness"].pk, fields["identified"].pk}
+    in_case = set(
+        CaseRole.objects.filter(case=item.case, person__in=people).values_list(
+            "person_id", flat=True
+        )
+    )
+    if in_case != people:
+        raise ValueError("Both people must have a role in the item's case.")
+    with transaction.atomic():
+        identification = Identification.objects.create(
+            case=item.case, item=item, recorded_by=actor, **fields
+        )
+        audit.record(
+            actor,
+            "evidence.identification",
+            target=item,
+            case=item.case,
+            witness=str(fields["witness"]),
+            identified=str(fields["identified"]),
+            confidence=fields["confidence"],
+        )
+    return identification
+
+
 def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
     """Change what is stated about an item (never its file or extracted metadata)."""
     from .models import Tag

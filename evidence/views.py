@@ -12,7 +12,7 @@ from casefiles.access import Action, can, get_case_for_user
 
 from . import services
 from .filters import EvidenceFilter
-from .forms import ItemForm, UploadForm
+from .forms import IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
 from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
@@ -26,7 +26,14 @@ def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VI
     item = get_object_or_404(
         EvidenceItem.objects.visible_to(request.user)
         .filter(case=case)
-        .select_related("original", "provenance", "batch", "provenance__acquired_by"),
+        .select_related(
+            "original",
+            "provenance",
+            "batch",
+            "provenance__acquired_by",
+            "source_person",
+            "testimony__witness",
+        ),
         reference=item_ref,
     )
     item.case = case
@@ -95,6 +102,8 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
             "can_edit": can(request.user, Action.ADD_EVIDENCE, case),
             "tags": item.tags.values_list("name", flat=True),
+            "identifications": item.identifications.select_related("witness", "identified"),
+            "can_identify": can(request.user, Action.ADD_PEOPLE, case),
         },
     )
 
@@ -149,13 +158,27 @@ def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         "claimed_date": item.claimed_date,
         "claimed_place": item.claimed_place,
         "tags": ", ".join(item.tags.values_list("name", flat=True)),
+        "source_person": item.source_person_id,
+        "testimony": item.testimony_id,
     }
-    form = ItemForm(request.POST or None, initial=initial)
+    form = ItemForm(request.POST or None, initial=initial, case=case, user=request.user)
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
         services.update_item(actor=request.user, item=item, tags=data.pop("tags"), **data)
         return redirect(item)
     return render(request, "evidence/item_edit.html", {"case": case, "item": item, "form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def identification_create(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    case, item = _item(request, ref, item_ref, Action.ADD_PEOPLE)
+    form = IdentificationForm(request.POST or None, case=case, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        services.record_identification(actor=request.user, item=item, **form.cleaned_data)
+        return redirect(item)
+    return render(
+        request, "evidence/identification_form.html", {"case": case, "item": item, "form": form}
+    )
 
 
 @require_http_methods(["GET", "POST"])
