@@ -39,13 +39,18 @@ def _case_people(user, case):
 
 def _person(request, ref, code, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
-    return case, get_object_or_404(_case_people(request.user, case), code=code)
+    person = get_object_or_404(_case_people(request.user, case), code=code)
+    if person.case_id == case.pk:
+        person.case = case
+    return case, person
 
 
 def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
     testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
-    return case, get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
+    testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
+    testimony.case = case  # the one carrying the viewer's role: no query per can()
+    return case, testimony
 
 
 def _form_errors(form, exc: ValidationError) -> None:

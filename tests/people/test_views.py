@@ -363,3 +363,26 @@ def test_logging_a_testimony_keeps_the_statement_on_an_error(client, cast, witne
     assert response["Location"] == testimony.get_absolute_url()
     assert testimony.versions.get().text == statement
     assert list(testimony.interviewers.all()) == [cast.investigator]
+
+
+def test_person_and_testimony_pages_have_a_query_ceiling(
+    client, cast, world, django_assert_max_num_queries
+):
+    testimony = models.Testimony.objects.get(pk=world["testimony_id"])
+    for i in range(5):
+        services.record_consent(
+            actor=cast.investigator,
+            case=cast.case,
+            person=testimony.witness,
+            scopes=["recontact"],
+            how="written",
+            given_on=timezone.now().date(),
+            notes=str(i),
+        )
+    client.force_login(cast.lawyer)
+    person_url = reverse("people:person_detail", args=[cast.case.reference, world["code"]])
+    client.get(person_url)
+    with django_assert_max_num_queries(15):
+        assert client.get(person_url).status_code == 200
+    with django_assert_max_num_queries(21):
+        assert client.get(testimony.get_absolute_url()).status_code == 200
