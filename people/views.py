@@ -92,6 +92,12 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
             matches = services.find_people_by_name(
                 actor=request.user, case=case, name=lookup.cleaned_data["name"]
             )
+            # Link each match through a case of the user where the person has a role.
+            visible_roles = CaseRole.objects.visible_to(request.user).filter(person__in=matches)
+            refs = dict(visible_roles.values_list("person_id", "case__reference"))
+            here = set(visible_roles.filter(case=case).values_list("person_id", flat=True))
+            for person in matches:
+                person.link_ref = case.reference if person.pk in here else refs[person.pk]
     return render(
         request,
         "people/person_list.html",

@@ -257,7 +257,7 @@ def test_the_name_lookup_finds_spelling_variants_for_investigators(client, cast,
     url = reverse("people:people_list", args=[cast.case.reference])
     response = client.post(url, {"name": "مريم خالد الاحمد"})  # no hamza
     assert response.context["matches"] == [witness]
-    assert witness.code.encode() in response.content
+    assert witness.get_absolute_url().encode() in response.content
     entry = AuditEntry.objects.get(action="people.name_lookup")
     assert entry.details == {"matches": [witness.code]}
 
