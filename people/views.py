@@ -39,13 +39,18 @@ def _case_people(user, case):
 
 def _person(request, ref, code, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
-    return case, get_object_or_404(_case_people(request.user, case), code=code)
+    person = get_object_or_404(_case_people(request.user, case), code=code)
+    if person.case_id == case.pk:
+        person.case = case
+    return case, person
 
 
 def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
     testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
-    return case, get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
+    testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
+    testimony.case = case  # the one carrying the viewer's role: no query per can()
+    return case, testimony
 
 
 def _form_errors(form, exc: ValidationError) -> None:
@@ -87,6 +92,12 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
             matches = services.find_people_by_name(
                 actor=request.user, case=case, name=lookup.cleaned_data["name"]
             )
+            # Link each match through a case of the user where the person has a role.
+            visible_roles = CaseRole.objects.visible_to(request.user).filter(person__in=matches)
+            refs = dict(visible_roles.values_list("person_id", "case__reference"))
+            here = set(visible_roles.filter(case=case).values_list("person_id", flat=True))
+            for person in matches:
+                person.link_ref = case.reference if person.pk in here else refs[person.pk]
     return render(
         request,
         "people/person_list.html",

@@ -6,6 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
+from hypothesis import given
+from hypothesis import strategies as st
 
 from casefiles.models import AuditEntry
 from people import crypto
@@ -171,3 +173,12 @@ def test_rotate_keys_rebuilds_the_name_index_under_a_new_index_key(cast):
         assert services.find_people_by_name(**lookup) == []
         call_command("rotate_keys", stdout=_Out())
         assert services.find_people_by_name(**lookup) == [person]
+
+
+@given(st.text(max_size=300), st.sampled_from(["enc_name_ar", "enc_phone"]))
+def test_any_text_round_trips_and_opens_only_where_it_was_sealed(value, column):
+    aad = crypto.associated_data("people_person", "row-a", column)
+    token = crypto.encrypt(value, aad)
+    assert crypto.decrypt(token, aad) == value
+    with pytest.raises(crypto.DecryptionError):
+        crypto.decrypt(token, crypto.associated_data("people_person", "row-b", column))

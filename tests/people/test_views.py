@@ -258,7 +258,7 @@ def test_the_name_lookup_finds_spelling_variants_for_investigators(client, cast,
     url = reverse("people:people_list", args=[cast.case.reference])
     response = client.post(url, {"name": "مريم خالد الاحمد"})  # no hamza
     assert response.context["matches"] == [witness]
-    assert witness.code.encode() in response.content
+    assert witness.get_absolute_url().encode() in response.content
     entry = AuditEntry.objects.get(action="people.name_lookup")
     assert entry.details == {"matches": [witness.code]}
 
@@ -364,3 +364,27 @@ def test_logging_a_testimony_keeps_the_statement_on_an_error(client, cast, witne
     assert response["Location"] == testimony.get_absolute_url()
     assert testimony.versions.get().text == statement
     assert list(testimony.interviewers.all()) == [cast.investigator]
+
+
+def test_person_and_testimony_pages_have_a_query_ceiling(
+    client, cast, world, django_assert_max_num_queries
+):
+    testimony = models.Testimony.objects.get(pk=world["testimony_id"])
+    for i in range(5):
+        services.record_consent(
+            actor=cast.investigator,
+            case=cast.case,
+            person=testimony.witness,
+            scopes=["recontact"],
+            how="written",
+            given_on=timezone.now().date(),
+            notes=str(i),
+        )
+    client.force_login(cast.lawyer)
+    person_url = reverse("people:person_detail", args=[cast.case.reference, world["code"]])
+    client.get(person_url)
+    # Measured 15 and 21 on SQLite; PostgreSQL adds the audit chain's advisory lock.
+    with django_assert_max_num_queries(16):
+        assert client.get(person_url).status_code == 200
+    with django_assert_max_num_queries(22):
+        assert client.get(testimony.get_absolute_url()).status_code == 200
