@@ -104,6 +104,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "tags": item.tags.values_list("name", flat=True),
             "identifications": item.identifications.select_related("witness", "identified"),
             "can_identify": can(request.user, Action.ADD_PEOPLE, case),
+            "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
     )
 

@@ -215,6 +215,7 @@ def _person_page(request, case, person, identity=None, reveal_form=None):
             "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
             "can_consent": can(request.user, Action.ADD_TESTIMONY, case),
+            "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
     )
 

@@ -269,3 +269,20 @@ def test_an_investigator_describes_an_item_and_the_change_is_audited(client, cas
     assert "جثة في المستودع" in page and "Mezzeh 601" in page
     client.force_login(cast.lawyer)
     assert client.get(url).status_code == 404
+
+
+def test_a_lead_sees_who_viewed_and_downloaded_an_item(client, cast, photos):
+    item = photos["p2.jpg"]
+    client.force_login(cast.lawyer)
+    client.get(item.get_absolute_url())
+    client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    client.force_login(cast.lead)
+    page = client.get(item.get_absolute_url()).content.decode()
+    who = reverse(
+        "casefiles:case_target_audit", args=[cast.case.reference, "evidence.evidenceitem", item.pk]
+    )
+    assert who in page
+    html = client.get(who).content.decode()
+    assert "lawyer" in html and "evidence.download" in html and "evidence.view" in html
+    client.force_login(cast.lawyer)
+    assert who not in client.get(item.get_absolute_url()).content.decode()
