@@ -72,9 +72,18 @@ def create_batch(
     return batch
 
 
-def find_resumable_batch(*, case: Any, source_root: str) -> IntakeBatch | None:
+def find_resumable_batch(
+    *, case: Any, source_root: str, acquired_from: str, medium: str
+) -> IntakeBatch | None:
+    """The batch a re-run continues: the same path, from the same person, same medium.
+
+    A mount point reused for another medium or another source opens a new batch, so new
+    evidence never takes an earlier batch's provenance.
+    """
     return (
-        IntakeBatch.objects.filter(case=case, source_root=source_root)
+        IntakeBatch.objects.filter(
+            case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+        )
         .order_by("-created_at")
         .first()
     )
@@ -104,13 +113,12 @@ def claim_batch(batch: IntakeBatch) -> bool:
     """
     now = timezone.now()
     fresh = IntakeBatch.objects.filter(pk=batch.pk).values("claimed_by", "heartbeat_at").get()
-    held = (
-        fresh["claimed_by"]
-        and fresh["claimed_by"] != _owner()
-        and fresh["heartbeat_at"]
-        and fresh["heartbeat_at"] > now - LEASE
-        and _owner_alive(fresh["claimed_by"])
-    )
+    owner = fresh["claimed_by"]
+    same_host = owner.rpartition(":")[0] == socket.gethostname()
+    if same_host:  # a process here holds it for as long as it lives
+        held = owner != _owner() and _owner_alive(owner)
+    else:  # another machine holds it while its heartbeat is fresh
+        held = bool(owner) and fresh["heartbeat_at"] and fresh["heartbeat_at"] > now - LEASE
     if held:
         return False
     taken = IntakeBatch.objects.filter(
@@ -203,12 +211,14 @@ def record_intake(
             ],
             ignore_conflicts=True,
         )
+        # The counter's row lock serialises intakes into one case before "duplicate" is
+        # decided, so two concurrent ingests cannot both call the same bytes new.
+        references = _next_references(case, len(stored))
         in_case = set(
             EvidenceItem.objects.filter(case=case, original__in=files.values()).values_list(
                 "original_id", flat=True
             )
         )
-        references = _next_references(case, len(stored))
         items = []
         for r, reference in zip(stored, references, strict=True):
             sf = files[r.sha256]
@@ -269,12 +279,15 @@ def record_intake(
                     to_custodian=actor.get_username(),
                     purpose="intake",
                     sha256=item.original.sha256,
-                    hash_result=CustodyEvent.HashResult.MATCH,
-                    notes="hashed while first read",
+                    hash_result=_intake_hash_result(r),
+                    notes=_intake_note(r),
                 )
-                for item in items
+                for item, r in zip(items, stored, strict=True)
             ]
         )
+        changed = [i for i, r in zip(items, stored, strict=True) if r.existing == "mismatch"]
+        if changed:
+            _set_integrity(changed, CustodyEvent.HashResult.MISMATCH)
         # One entry per transaction names every item it took in (reference, SHA-256,
         # path): the same trace as an entry per item, at a fraction of the chain's cost.
         audit.record(
@@ -287,6 +300,20 @@ def record_intake(
         if batch is not None:
             IntakeBatch.objects.filter(pk=batch.pk).update(heartbeat_at=timezone.now())
     return items
+
+
+def _intake_hash_result(r: IntakeResult) -> str:
+    if r.existing == "mismatch":
+        return CustodyEvent.HashResult.MISMATCH
+    return CustodyEvent.HashResult.MATCH
+
+
+def _intake_note(r: IntakeResult) -> str:
+    if r.existing == "mismatch":
+        return "hashed while read; the copy already in the store DIFFERS from these bytes"
+    if r.existing == "match":
+        return "hashed while read; the copy already in the store was re-verified"
+    return "hashed while first read"
 
 
 def refresh_batch_counts(batch: IntakeBatch, problems: list[dict[str, str]], total: int) -> None:
@@ -560,9 +587,11 @@ def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: An
 
 def ensure_preview(item: EvidenceItem) -> Derivative | None:
     """The ~1024 px preview, made on first view (never during intake)."""
-    from .intake.steps import PREVIEW_SIZE, make_preview
+    from .intake.steps import DECODABLE, PREVIEW_SIZE, make_preview
     from .storage import derivative_key
 
+    if item.original.media_type not in DECODABLE:
+        return None
     try:
         data, width, height = make_preview(evidence_storage().path(item.original.storage_key))
     except Exception:

@@ -150,6 +150,14 @@ class EvidenceStorage(Storage):
             tmp.unlink(missing_ok=True)
             raise
 
+    def verify_existing(self, key: str, sha256: str) -> bool:
+        """Re-hash a stored original (found already there at intake) against its key."""
+        digest = hashlib.sha256()
+        with (self.root / key).open("rb") as fh:
+            while chunk := fh.read(CHUNK):
+                digest.update(chunk)
+        return digest.hexdigest() == sha256
+
     def write_derivative(self, key: str, data: bytes) -> None:
         """Derivatives are remade from their original at will: written atomically (a
         reader never sees half a thumbnail), not fsynced, and replaced if present."""

@@ -58,6 +58,14 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
+    # Every thumbnail a page shows is a sight of the evidence: one entry names them all.
+    audit.record(
+        request.user,
+        "evidence.gallery",
+        case=case,
+        items=[item.reference for item in page],
+        filters={k: v for k, v in query.items() if v},
+    )
     return render(
         request,
         "evidence/gallery.html",
@@ -127,8 +135,10 @@ def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 
 @require_GET
 def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
-    _, item = _item(request, ref, item_ref)
-    return _serve_derivative(item, Derivative.Kind.PREVIEW)
+    case, item = _item(request, ref, item_ref)
+    response = _serve_derivative(item, Derivative.Kind.PREVIEW)
+    audit.record(request.user, "evidence.preview", target=item, case=case)
+    return response
 
 
 @require_GET

@@ -173,16 +173,22 @@ def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> I
 
 
 def find_people_by_name(*, actor: Any, case: Case, name: str) -> list[Person]:
-    """People of the user's cases registered under this name (or a spelling of it).
+    """People of this case registered under this name (or a spelling of it).
 
-    Compares keyed digests of normalised names: nothing is decrypted. Audited without
+    Compares keyed digests of normalised names: nothing is decrypted. Only this case is
+    searched, where the actor may reveal identities: a match in another case would tell
+    who someone is there without that case's permission or audit trail. Audited without
     the name, since a match tells who someone is.
     """
     _require(actor, Action.REVEAL_IDENTITY, case)
     digest = crypto.blind_index(name)
     if not digest:
         return []
-    found = list(Person.objects.visible_to(actor).filter(name_digests__digest=digest).distinct())
+    found = list(
+        Person.objects.visible_to(actor)
+        .filter(case_roles__case=case, name_digests__digest=digest)
+        .distinct()
+    )
     with transaction.atomic():
         audit.record(
             actor,

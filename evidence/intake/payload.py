@@ -61,6 +61,9 @@ class IntakeResult:
     phash: int | None = None
     flags: list[dict[str, str]] = field(default_factory=list)
     error: str = ""  # set when the file could not be stored at all
+    # The bytes were already in the store: what re-hashing the stored copy found
+    # ("match" or "mismatch"); empty when this intake wrote them.
+    existing: str = ""
 
     def flag(self, code: str, reason: str) -> None:
         self.flags.append({"code": code, "reason": reason})

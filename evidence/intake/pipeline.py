@@ -137,7 +137,13 @@ def ingest_path(
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
     listing = list_source(path)
-    batch = None if new_batch else services.find_resumable_batch(case=case, source_root=source_root)
+    batch = (
+        None
+        if new_batch
+        else services.find_resumable_batch(
+            case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+        )
+    )
     if batch is None:
         batch = services.create_batch(
             actor=actor,

@@ -58,7 +58,9 @@ _FTYP = {
     b"qt  ": "video/quicktime",
     b"M4A ": "audio/mp4",
 }
-_DECODABLE = {"image/jpeg", "image/png", "image/gif", "image/tiff", "image/bmp", "image/webp"}
+DECODABLE = {"image/jpeg", "image/png", "image/gif", "image/tiff", "image/bmp", "image/webp"}
+# Pillow plugins for those, and only those (never one that hands off to another program).
+PIL_FORMATS = [media_type.split("/")[1].upper() for media_type in sorted(DECODABLE)]
 
 
 def sniff(head: bytes) -> str:
@@ -230,7 +232,7 @@ def encode_jpeg(img: Image.Image, quality: int) -> bytes:
 def decode_image(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
-        img = Image.open(io.BytesIO(data))  # reads the header only
+        img = Image.open(io.BytesIO(data), formats=PIL_FORMATS)  # reads the header only
         result.width, result.height = img.size
         if img.width * img.height > MAX_PIXELS:
             result.flag(
@@ -272,10 +274,11 @@ class _Store(threading.Thread):
         super().__init__(daemon=True)
         self.storage, self.data, self.sha256 = storage, data, sha256
         self.error: BaseException | None = None
+        self.created = True
 
     def run(self) -> None:
         try:
-            self.storage.write_original_bytes(self.data, self.sha256)
+            self.created = self.storage.write_original_bytes(self.data, self.sha256)
         except BaseException as exc:  # handed to the caller, which reports it
             self.error = exc
 
@@ -298,7 +301,21 @@ def _read_and_store(
     written = storage.write_original(_chunks(source), DECODE_LIMIT, extra)
     result.sha256, result.size, result.storage_key = written.sha256, written.size, written.key
     result.md5, result.sha1 = written.md5, written.sha1
+    if not written.created:
+        _check_existing(storage, result)
     return written.head, None
+
+
+def _check_existing(storage: EvidenceStorage, result: IntakeResult) -> None:
+    """These bytes were stored before: the stored copy must still be them."""
+    if storage.verify_existing(result.storage_key, result.sha256):
+        result.existing = "match"
+    else:
+        result.existing = "mismatch"
+        result.flag(
+            "stored_copy_changed",
+            "the copy already in the store no longer matches its SHA-256; it was not overwritten",
+        )
 
 
 def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) -> IntakeResult:
@@ -313,6 +330,8 @@ def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) 
             writer.join()
             if writer.error is not None:
                 raise writer.error
+            if not writer.created:
+                _check_existing(storage, result)
     except Exception as exc:  # reported with the file's path; the batch goes on
         if writer is not None:
             writer.join()
@@ -330,7 +349,7 @@ def _describe(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> No
     claimed = _extension_type(result.source.name)
     if claimed and claimed != result.media_type:
         result.flag("extension_mismatch", f"named like {claimed}, content is {result.media_type}")
-    if result.media_type not in _DECODABLE:
+    if result.media_type not in DECODABLE:
         return
     if result.size > DECODE_LIMIT:
         result.flag("not_decoded", "too large to decode at intake")
@@ -347,7 +366,7 @@ def make_preview(original_path: str) -> tuple[bytes, int, int]:
     """A ~1024 px JPEG preview, made on first view (never during intake)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
-        img = Image.open(original_path)
+        img = Image.open(original_path, formats=PIL_FORMATS)
         if img.width * img.height > MAX_PIXELS:
             raise ValueError("image too large to preview")
         preview = make_reduced(img, PREVIEW_SIZE)

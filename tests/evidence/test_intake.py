@@ -320,3 +320,61 @@ def test_the_metadata_export_has_one_record_per_item(tmp_path, ingest, case, cap
         "empty: zero-byte"
     )
     assert AuditEntry.objects.filter(action="evidence.export_metadata").count() == 2
+
+
+def test_bytes_already_stored_are_re_verified_and_a_changed_copy_is_recorded(tmp_path, case, taker):
+    from evidence.intake.pipeline import ingest_path
+
+    data = jpeg_bytes(90)
+    write(tmp_path / "a" / "x.jpg", data)
+    first = ingest_path(actor=taker, case=case, path=tmp_path / "a", acquired_from="A", jobs=1)
+    stored = Path(evidence_storage().path(first.batch.items.get().original.storage_key))
+    stored.chmod(0o644)
+    stored.write_bytes(b"tampered")
+    write(tmp_path / "b" / "y.jpg", data)
+    second = ingest_path(actor=taker, case=case, path=tmp_path / "b", acquired_from="B", jobs=1)
+    item = second.batch.items.get()
+    assert item.custody_events.get(action="acquired").hash_result == "mismatch"
+    assert item.integrity == "changed" and "stored_copy_changed" in _flags(item)
+    assert stored.read_bytes() == b"tampered"  # recorded loudly, never silently "fixed"
+    write(tmp_path / "c" / "z.jpg", jpeg_bytes(91))
+    write(tmp_path / "d" / "z.jpg", jpeg_bytes(91))
+    ingest_path(actor=taker, case=case, path=tmp_path / "c", acquired_from="C", jobs=1)
+    again = ingest_path(actor=taker, case=case, path=tmp_path / "d", acquired_from="D", jobs=1)
+    event = again.batch.items.get().custody_events.get(action="acquired")
+    assert (event.hash_result, event.notes) == (
+        "match",
+        "hashed while read; the copy already in the store was re-verified",
+    )
+
+
+def test_a_reused_mount_point_with_another_medium_opens_a_new_batch(tmp_path, case, taker):
+    from evidence.intake.pipeline import ingest_path
+
+    mount = tmp_path / "usb"
+    write(mount / "a.jpg", jpeg_bytes(92))
+    first = ingest_path(actor=taker, case=case, path=mount, acquired_from="Witness A", jobs=1)
+    (mount / "a.jpg").unlink()
+    write(mount / "b.jpg", jpeg_bytes(93))
+    second = ingest_path(actor=taker, case=case, path=mount, acquired_from="Witness B", jobs=1)
+    assert second.batch.pk != first.batch.pk
+    assert EvidenceItem.objects.get(original_path="b.jpg").provenance.acquired_from == "Witness B"
+    assert second.batch.custody_events.filter(action="acquired", item=None).exists()
+
+
+def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
+    import socket
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from evidence import services
+
+    batch = services.create_batch(actor=taker, case=case, source_root="/x", acquired_from="A")
+    # pid 1 is alive: an ingest still hashing one huge video since its last heartbeat
+    IntakeBatch.objects.filter(pk=batch.pk).update(
+        claimed_by=f"{socket.gethostname()}:1", heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
+    assert not services.claim_batch(batch)
+    IntakeBatch.objects.filter(pk=batch.pk).update(claimed_by=f"{socket.gethostname()}:999999999")
+    assert services.claim_batch(batch)  # its owner died: taken over

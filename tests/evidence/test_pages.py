@@ -286,3 +286,17 @@ def test_a_lead_sees_who_viewed_and_downloaded_an_item(client, cast, photos):
     assert "lawyer" in html and "evidence.download" in html and "evidence.view" in html
     client.force_login(cast.lawyer)
     assert who not in client.get(item.get_absolute_url()).content.decode()
+
+
+def test_gallery_pages_and_previews_leave_a_trace(client, cast, photos):
+    item = photos["p1.jpg"]
+    client.force_login(cast.observer)
+    client.get(reverse("evidence:gallery", args=[cast.case.reference]), {"camera": "D70"})
+    seen = AuditEntry.objects.get(action="evidence.gallery", actor=cast.observer)
+    assert sorted(seen.details["items"]) == sorted(
+        i.reference for i in photos.values() if i.provenance.camera_model == "D70"
+    )
+    client.get(reverse("evidence:preview", args=[cast.case.reference, item.reference]))
+    assert AuditEntry.objects.filter(
+        action="evidence.preview", actor=cast.observer, target_id=str(item.pk)
+    ).exists()

@@ -390,3 +390,20 @@ def test_person_and_testimony_pages_have_a_query_ceiling(
         assert client.get(person_url).status_code == 200
     with django_assert_max_num_queries(24):
         assert client.get(testimony.get_absolute_url()).status_code == 200
+
+
+def test_the_name_lookup_searches_only_the_case_where_the_user_may_reveal(client, cast):
+    from casefiles.access import INVESTIGATOR_GROUP, Role
+    from tests.factories import CaseFactory, MembershipFactory, UserFactory, register_person
+
+    other = CaseFactory(reference="SYR-2020-009")
+    lead_b = UserFactory(username="leadb", groups=[INVESTIGATOR_GROUP])
+    MembershipFactory(user=lead_b, case=other, role=Role.LEAD)
+    MembershipFactory(user=cast.investigator, case=other, role=Role.OBSERVER)
+    hidden = register_person(other, lead_b, name_latin="Hidden Person")
+    client.force_login(cast.investigator)
+    response = client.post(
+        reverse("people:people_list", args=[cast.case.reference]), {"name": "Hidden Person"}
+    )
+    assert hidden not in response.context["matches"]
+    assert hidden.code.encode() not in response.content
