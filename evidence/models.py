@@ -40,6 +40,9 @@ class IntakeBatch(models.Model):
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="intake_batches")
     label = models.CharField(_("label"), max_length=200)
     source_root = models.TextField(_("source"), help_text=_("The folder or ZIP taken in."))
+    # A ZIP taken in from the command line: the archive's own hash, as handed over.
+    source_sha256 = models.CharField(max_length=64, blank=True)
+    source_size = models.BigIntegerField(null=True, blank=True)
     acquired_from = models.CharField(_("acquired from"), max_length=200)
     medium = models.CharField(_("medium"), max_length=200, blank=True)
     medium_serial = models.CharField(_("medium serial"), max_length=100, blank=True)

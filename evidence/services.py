@@ -44,6 +44,8 @@ def create_batch(
     medium_serial: str = "",
     method: str = "",
     label: str = "",
+    source_sha256: str = "",
+    source_size: int | None = None,
 ) -> IntakeBatch:
     """Open an intake batch, with the medium's own "acquired" custody event."""
     with transaction.atomic():
@@ -56,6 +58,8 @@ def create_batch(
             medium_serial=medium_serial,
             method=method,
             created_by=actor,
+            source_sha256=source_sha256,
+            source_size=source_size,
         )
         CustodyEvent.objects.create(
             case=case,
@@ -66,6 +70,8 @@ def create_batch(
             from_custodian=acquired_from,
             to_custodian=actor.get_username(),
             purpose="intake",
+            sha256=source_sha256,
+            hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
             notes=f"medium: {medium} {medium_serial}".strip(),
         )
         audit.record(actor, "evidence.batch_open", target=batch, case=case, source=source_root)

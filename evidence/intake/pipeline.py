@@ -18,7 +18,7 @@ from .. import services
 from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
-from .sources import Listing, iter_manifest, list_source
+from .sources import Listing, file_sha256, iter_manifest, list_source
 from .steps import process
 
 WRITE_AFTER = 2.0  # seconds between database transactions at most
@@ -145,7 +145,12 @@ def ingest_path(
         )
     )
     if batch is None:
+        source_sha256, source_size = "", None
+        if path.is_file():  # the archive or file as handed over: its own hash, first
+            source_sha256, source_size = file_sha256(path)
         batch = services.create_batch(
+            source_sha256=source_sha256,
+            source_size=source_size,
             actor=actor,
             case=case,
             source_root=source_root,

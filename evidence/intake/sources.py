@@ -8,6 +8,7 @@ actually read while streaming.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import zipfile
@@ -121,12 +122,27 @@ def list_zip(path: Path) -> Listing:
     return listing
 
 
+def is_archive(name: str, path: Path) -> bool:
+    """A ZIP handed over as an archive of files. Formats built on ZIP (.docx, .xlsx,
+    .odt, .epub, .apk, ...) are documents: they are taken in whole, never opened."""
+    return name.lower().endswith(".zip") and zipfile.is_zipfile(path)
+
+
 def list_source(path: Path) -> Listing:
     if path.is_dir():
         return list_folder(path)
-    if zipfile.is_zipfile(path):
+    if is_archive(path.name, path):
         return list_zip(path)
     return Listing(files=[SourceFile(path=path.name, fs_path=str(path))])
+
+
+def file_sha256(path: Path) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
 
 
 def iter_manifest(path: Path) -> Iterator[tuple[str, str, str]]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import zipfile
 from pathlib import Path
 
 from ..storage import evidence_storage
 from .payload import SourceFile
-from .sources import Listing, list_zip
+from .sources import Listing, is_archive, list_zip
 
 PREFIX = "upload:"
+SMALL_BYTES = 64 << 20  # more than this goes to the task worker, not the web request
 
 
 def staging_dir(batch) -> Path:
@@ -33,22 +33,22 @@ def stage_uploads(batch, uploads) -> int:
 
 
 def listing_for(batch) -> Listing:
-    """Every staged file as a source; a ZIP contributes its members, under its name."""
+    """Every staged file as a source, taken in whole as uploaded; a .zip archive also
+    contributes its members, under its name."""
     directory = staging_dir(batch)
     names = json.loads((directory / "names.json").read_text())
     listing = Listing()
     for n, name in enumerate(names):
         path = directory / f"{n:06d}"
-        if zipfile.is_zipfile(path):
+        listing.files.append(
+            SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
+        )
+        if is_archive(name, path):
             inner = list_zip(path)
             listing.files += [
                 SourceFile(**{**vars(s), "path": f"{name}/{s.path}"}) for s in inner.files
             ]
             listing.problems += [{**p, "path": f"{name}/{p['path']}"} for p in inner.problems]
-        else:
-            listing.files.append(
-                SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
-            )
     return listing
 
 
@@ -61,6 +61,8 @@ def clear_staging(batch) -> None:
 
 def is_small(uploads) -> bool:
     """Few plain files are taken in at once; many, or any ZIP, go to a background task."""
-    return len(uploads) <= 10 and not any(
-        u.name.lower().endswith(".zip") or zipfile.is_zipfile(u) for u in uploads
+    return (
+        len(uploads) <= 10
+        and sum(u.size for u in uploads) <= SMALL_BYTES
+        and not any(u.name.lower().endswith(".zip") for u in uploads)
     )

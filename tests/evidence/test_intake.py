@@ -197,7 +197,11 @@ def test_zip_entries_with_unsafe_names_are_stored_as_metadata_never_as_paths(tmp
     same = EvidenceItem.objects.filter(original_path="photos/same.jpg").order_by("reference")
     assert [("duplicate_name" in _flags(i)) for i in same] == [False, True]
     assert {_stored_bytes(i) for i in same} == {jpeg_bytes(12), jpeg_bytes(13)}
-    problems = IntakeBatch.objects.get().problems
+    batch = IntakeBatch.objects.get()
+    # The archive itself, as handed over, is hashed too.
+    assert batch.source_sha256 == sha256(archive.read_bytes())
+    assert batch.custody_events.get(item=None).sha256 == batch.source_sha256
+    problems = batch.problems
     assert problems == [
         {"path": "photos/link.jpg", "kind": "skipped", "reason": problems[0]["reason"]}
     ]

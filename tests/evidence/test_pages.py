@@ -234,8 +234,9 @@ def test_a_zip_upload_is_queued_as_a_background_task_that_takes_it_in(
     # connections between tasks, which a test's rolled-back transaction cannot survive).
     ingest_staged_batch.call(*queued.args_kwargs["args"])
     batch.refresh_from_db()
-    assert (batch.status, batch.stored) == ("done", 3)
+    assert (batch.status, batch.stored) == ("done", 4)
     assert set(EvidenceItem.objects.values_list("original_path", flat=True)) == {
+        "drive.zip",  # the archive as uploaded, and each of its members
         "drive.zip/a/1.jpg",
         "drive.zip/a/2.jpg",
         "drive.zip/b/3.jpg",
@@ -300,3 +301,18 @@ def test_gallery_pages_and_previews_leave_a_trace(client, cast, photos):
     assert AuditEntry.objects.filter(
         action="evidence.preview", actor=cast.observer, target_id=str(item.pk)
     ).exists()
+
+
+def test_an_uploaded_office_document_is_kept_whole_not_opened_as_an_archive(client, cast):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:  # a .docx is a ZIP inside
+        zf.writestr("[Content_Types].xml", "<Types/>")
+        zf.writestr("word/document.xml", "<w:document>statement of W-0017</w:document>")
+    docx = buffer.getvalue()
+    client.force_login(cast.investigator)
+    client.post(
+        reverse("evidence:upload", args=[cast.case.reference]),
+        {"files": [SimpleUploadedFile("statement.docx", docx)], "acquired_from": "W-0017"},
+    )
+    item = EvidenceItem.objects.select_related("original").get()
+    assert (item.original_path, item.original.sha256) == ("statement.docx", sha256(docx))
