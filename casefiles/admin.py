@@ -116,6 +116,21 @@ class AuditEntryAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return AuditEntry.objects.visible_to(request.user)
 
+    def get_exclude(self, request, obj=None):
+        # A case's details are its content: shown to its members only (the digest the
+        # entry's hash covers is shown instead).
+        if obj is not None and obj.case_id is not None:
+            if not Case.objects.visible_to(request.user).filter(pk=obj.case_id).exists():
+                return ["details"]
+        return []
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["details_digest"]
+
+    @admin.display(description=_("details SHA-256"))
+    def details_digest(self, obj):
+        return audit.details_sha256(obj.details)
+
     def has_add_permission(self, request):
         return False
 

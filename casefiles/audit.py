@@ -100,12 +100,26 @@ def _clean_ip(ip: str | None) -> str | None:
         return None
 
 
+def _canonical(doc: Any) -> bytes:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def details_sha256(details: Any) -> str:
+    """The digest by which an entry's hash commits to its details.
+
+    An export can then withhold the details (case content) from a reader who is not a
+    member of the case, and the entry's hash can still be recomputed and checked.
+    """
+    return hashlib.sha256(_canonical(details)).hexdigest()
+
+
 def canonical_json(values: Mapping[str, Any]) -> bytes:
     """The bytes an entry's hash covers, built from its stored field values."""
     at: datetime = values["at"]
-    doc = {name: values[name] for name in HASHED_FIELDS}
+    doc = {name: values[name] for name in HASHED_FIELDS if name != "details"}
+    doc["details_sha256"] = values.get("details_sha256") or details_sha256(values["details"])
     doc["at"] = at.astimezone(UTC).isoformat(timespec="microseconds")
-    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return _canonical(doc)
 
 
 def entry_hash(prev_hash: str, values: Mapping[str, Any]) -> str:

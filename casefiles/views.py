@@ -75,7 +75,23 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-EXPORT_FIELDS = (*audit.HASHED_FIELDS, "prev_hash", "hash")
+EXPORT_FIELDS = (*audit.HASHED_FIELDS, "details_sha256", "prev_hash", "hash")
+_STORED_FIELDS = (*audit.HASHED_FIELDS, "prev_hash", "hash")
+_DETAILS = audit.HASHED_FIELDS.index("details")
+_CASE = audit.HASHED_FIELDS.index("case_id")
+
+
+def _export_rows(rows, readable_cases: set[int]):
+    """Each entry with the digest of its details; the details themselves only where
+    the reader may see that case's content (a system admin manages access, and reads
+    no case content unless a member)."""
+    for row in rows:
+        digest = audit.details_sha256(row[_DETAILS])
+        if row[_CASE] is not None and row[_CASE] not in readable_cases:
+            row = (*row[:_DETAILS], None, *row[_DETAILS + 1 :])
+        yield (*row[: len(audit.HASHED_FIELDS)], digest, *row[len(audit.HASHED_FIELDS) :])
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -107,11 +123,13 @@ def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
     filters_used = {k: v for k, v in request.GET.items() if v}
     head = AuditEntry.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
     audit.record(request.user, "audit.export", format=fmt, filters=filters_used, up_to_seq=head)
-    rows = (
+    readable = set(Case.objects.visible_to(request.user).values_list("pk", flat=True))
+    rows = _export_rows(
         filterset.qs.filter(seq__lte=head)
         .order_by("seq")
-        .values_list(*EXPORT_FIELDS)
-        .iterator(chunk_size=2000)
+        .values_list(*_STORED_FIELDS)
+        .iterator(chunk_size=2000),
+        readable,
     )
     if fmt == "csv":
         writer = csv.writer(_Echo())

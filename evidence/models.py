@@ -76,7 +76,9 @@ class IntakeBatch(models.Model):
         verbose_name_plural = _("intake batches")
 
     def __str__(self) -> str:
-        return self.label
+        # Not the label: it is often a file or folder name, i.e. case content, and this
+        # string is what audit entries keep as the target's label.
+        return f"intake batch #{self.pk}"
 
     def get_absolute_url(self) -> str:
         return reverse("evidence:batch_detail", args=[self.case.reference, self.pk])

@@ -65,7 +65,14 @@ def test_entries_form_a_hash_chain_from_genesis():
         "target_id": str(first.case_id),
         "target_label": first.case.reference,
         "case_id": first.case_id,
-        "details": {"n": 0, "note": "مشاهدة 0"},
+        "details_sha256": hashlib.sha256(
+            json.dumps(
+                {"n": 0, "note": "مشاهدة 0"},
+                sort_keys=True,
+                separators=(",", ":"),
+                ensure_ascii=False,
+            ).encode()
+        ).hexdigest(),
         "ip": None,
         "user_agent": "",
     }

@@ -316,3 +316,43 @@ def test_an_uploaded_office_document_is_kept_whole_not_opened_as_an_archive(clie
     )
     item = EvidenceItem.objects.select_related("original").get()
     assert (item.original_path, item.original.sha256) == ("statement.docx", sha256(docx))
+
+
+def test_an_admin_who_is_no_member_reads_no_case_content_in_the_audit_log(client, cast, photos):
+    import json
+
+    from casefiles import audit as audit_chain
+    from evidence import services as evidence_services
+
+    item = photos["p0.jpg"]
+    evidence_services.update_item(
+        actor=cast.investigator, item=item, tags=[], description="Body of A. K., scar on arm"
+    )
+    client.force_login(cast.admin)
+    body = b"".join(client.get(reverse("casefiles:audit_export_jsonl")).streaming_content)
+    lines = [json.loads(line) for line in body.decode().splitlines()]
+    assert "scar on arm" not in body.decode() and "p0.jpg" not in body.decode()
+    update = next(line for line in lines if line["action"] == "evidence.update")
+    assert update["details"] is None
+    # Withheld, yet every exported entry's hash still checks from the line alone.
+    for line in lines:
+        assert (
+            audit_chain.entry_hash(line["prev_hash"], {**line, "at": _dt(line["at"])})
+            == (line["hash"])
+        )
+    entry = AuditEntry.objects.get(action="evidence.update")
+    page = client.get(reverse("admin:casefiles_auditentry_change", args=[entry.pk]))
+    assert "scar on arm" not in page.content.decode()
+    assert audit_chain.details_sha256(entry.details) in page.content.decode()
+    # Once a member of the case, the same admin reads the same entry's details in full.
+    from tests.factories import MembershipFactory
+
+    MembershipFactory(user=cast.admin, case=cast.case, role="observer")
+    body = b"".join(client.get(reverse("casefiles:audit_export_jsonl")).streaming_content)
+    assert "scar on arm" in body.decode()
+
+
+def _dt(text):
+    from datetime import datetime
+
+    return datetime.fromisoformat(text)
