@@ -2,7 +2,6 @@ import csv
 import json
 from datetime import datetime
 from itertools import chain
-from typing import Any
 
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -14,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from . import audit
 from .access import Action, active_membership_q, can, get_case_for_user
+from .exports import csv_cell
 from .filters import AuditEntryFilter
 from .models import AuditEntry, Case, Membership
 
@@ -92,19 +92,6 @@ def _export_rows(rows, readable_cases: set[int]):
         yield (*row[: len(audit.HASHED_FIELDS)], digest, *row[len(audit.HASHED_FIELDS) :])
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _csv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, dict | list):
-        value = json.dumps(value, sort_keys=True, ensure_ascii=False)
-    text = value.isoformat() if isinstance(value, datetime) else str(value)
-    # A spreadsheet would run a cell that starts like a formula: quote it.
-    return "'" + text if text.startswith(_FORMULA_START) else text
-
-
 class _Echo:
     def write(self, value: str) -> str:
         return value
@@ -135,7 +122,7 @@ def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
         writer = csv.writer(_Echo())
         lines = (
             writer.writerow(r)
-            for r in chain([EXPORT_FIELDS], ([_csv_cell(v) for v in row] for row in rows))
+            for r in chain([EXPORT_FIELDS], ([csv_cell(v) for v in row] for row in rows))
         )
         content_type = "text/csv; charset=utf-8"
     else:

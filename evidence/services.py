@@ -519,17 +519,6 @@ def _rehash(sf: StoredFile) -> str | None:
     return digest.hexdigest()
 
 
-def verify_item(item: EvidenceItem) -> str:
-    actual = _rehash(item.original)
-    if actual is None:
-        return CustodyEvent.HashResult.MISSING
-    return (
-        CustodyEvent.HashResult.MATCH
-        if actual == item.original.sha256
-        else CustodyEvent.HashResult.MISMATCH
-    )
-
-
 _INTEGRITY = {
     CustodyEvent.HashResult.MATCH: EvidenceItem.Integrity.VERIFIED,
     CustodyEvent.HashResult.MISMATCH: EvidenceItem.Integrity.CHANGED,
@@ -623,18 +612,40 @@ def ensure_preview(item: EvidenceItem) -> Derivative | None:
     return Derivative.objects.get(original=item.original, kind=Derivative.Kind.PREVIEW)
 
 
-def record_download(*, actor: Any, item: EvidenceItem, purpose: str = "download") -> str:
-    """A copy of the original leaves the server: re-verify, custody event, audit."""
-    result = verify_item(item)
+def open_verified(item: EvidenceItem):
+    """Open the original and re-hash it through that same open file.
+
+    Returns (the file, rewound, or None, and the result): the bytes served are the bytes
+    just verified, never a second open of a path that could have changed in between.
+    """
+    try:
+        fh = Path(evidence_storage().path(item.original.storage_key)).open("rb")
+    except FileNotFoundError:
+        return None, CustodyEvent.HashResult.MISSING
+    digest = hashlib.sha256()
+    while chunk := fh.read(1 << 20):
+        digest.update(chunk)
+    fh.seek(0)
+    if digest.hexdigest() != item.original.sha256:
+        fh.close()
+        return None, CustodyEvent.HashResult.MISMATCH
+    return fh, CustodyEvent.HashResult.MATCH
+
+
+def record_download(
+    *, actor: Any, item: EvidenceItem, result: str, purpose: str = "download"
+) -> str:
+    """A copy of the original leaves the server (or was refused): custody event, audit."""
+    served = result == CustodyEvent.HashResult.MATCH
     with transaction.atomic():
         CustodyEvent.objects.create(
             case=item.case,
             item=item,
-            action=CustodyEvent.Action.COPIED,
+            action=CustodyEvent.Action.COPIED if served else CustodyEvent.Action.ACCESSED,
             at=timezone.now(),
             actor=actor,
-            to_custodian=actor.get_username(),
-            purpose=purpose,
+            to_custodian=actor.get_username() if served else "",
+            purpose=purpose if served else f"{purpose} refused: the original failed its check",
             sha256=item.original.sha256,
             hash_result=result,
         )

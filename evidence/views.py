@@ -15,7 +15,7 @@ from .filters import EvidenceFilter
 from .forms import IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
-from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
+from .models import Derivative, EvidenceItem, IntakeBatch
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
@@ -145,12 +145,12 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
     _, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
-    result = services.record_download(actor=request.user, item=item)
-    if result != CustodyEvent.HashResult.MATCH:
+    fh, result = services.open_verified(item)
+    services.record_download(actor=request.user, item=item, result=result)
+    if fh is None:
         raise Http404  # recorded loudly above; a changed or missing original is not served
-    path = evidence_storage().path(item.original.storage_key)
     response = FileResponse(
-        Path(path).open("rb"),  # FileResponse closes it
+        fh,  # the very file just verified; FileResponse closes it
         as_attachment=True,
         filename=item.original_filename,
         content_type="application/octet-stream",

@@ -446,10 +446,15 @@ def allowed_transitions(actor: Any, testimony: Testimony) -> list[str]:
     for (source, target), action in TRANSITIONS.items():
         if source != testimony.status or not can(actor, action, testimony.case):
             continue
-        if target == Testimony.Status.APPROVED and testimony.submitted_by_id == actor.pk:
+        if target == Testimony.Status.APPROVED and _had_a_hand_in(actor, testimony):
             continue
         targets.append(target)
     return targets
+
+
+def _had_a_hand_in(actor: Any, testimony: Testimony) -> bool:
+    """Four eyes: whoever submitted the testimony or wrote a version of it."""
+    return testimony.submitted_by_id == actor.pk or testimony.versions.filter(author=actor).exists()
 
 
 def decide_testimony(
@@ -467,8 +472,10 @@ def decide_testimony(
                 % {"from": Testimony.Status(source).label, "to": Testimony.Status(to_status).label}
             )
         _require(actor, action, locked.case)
-        if to_status == Testimony.Status.APPROVED and locked.submitted_by_id == actor.pk:
-            raise ValidationError(_("The one who submitted a testimony cannot approve it."))
+        if to_status == Testimony.Status.APPROVED and _had_a_hand_in(actor, locked):
+            raise ValidationError(
+                _("Who submitted a testimony or wrote a version of it cannot approve it.")
+            )
         if to_status == Testimony.Status.RETURNED and not comment:
             raise ValidationError({"comment": _("Say what needs to change.")})
         locked.status = to_status

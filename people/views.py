@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 from casefiles import audit
 from casefiles.access import Action, can, get_case_for_user
+from casefiles.exports import csv_cell
 
 from . import services
 from .filters import CaseRoleFilter
@@ -140,7 +141,8 @@ def people_export(request: HttpRequest, ref: str) -> HttpResponse:
     for r in roles:
         p = r.person
         writer.writerow(
-            [
+            csv_cell(v)
+            for v in [
                 p.code,
                 r.role,
                 p.protection_level,

@@ -136,7 +136,7 @@ def ingest_path(
     """The command-line entry point: a folder tree or a ZIP (resumes an earlier run)."""
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
-    listing = list_source(path)
+    listing = list_source(path, evidence_storage().root)
     batch = (
         None
         if new_batch

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import zipfile
 from collections import Counter
@@ -70,7 +71,7 @@ def _unsafe_name(name: str) -> str | None:
     return None
 
 
-def list_zip(path: Path) -> Listing:
+def list_zip(path: Path, store_root: Path | None = None) -> Listing:
     """The members of a ZIP as sources, with every limit checked before any is read."""
     listing = Listing()
     with zipfile.ZipFile(path) as zf:
@@ -80,6 +81,13 @@ def list_zip(path: Path) -> Listing:
     total = sum(i.file_size for i in infos)
     if total > ZIP_MAX_TOTAL:
         raise ValueError(f"ZIP declares {total:,} bytes uncompressed (limit {ZIP_MAX_TOTAL:,})")
+    # Many small, highly compressed members are a bomb too: judge the archive as a whole.
+    whole = total / max(path.stat().st_size, 1)
+    if total > ZIP_RATIO_FROM * 1024 and whole > ZIP_MAX_RATIO:
+        raise ValueError(f"ZIP expands {whole:,.0f}:1 as a whole (limit {ZIP_MAX_RATIO}:1)")
+    free = shutil.disk_usage(store_root).free if store_root else None
+    if free is not None and total > free:
+        raise ValueError(f"ZIP declares {total:,} bytes; the store has {free:,} free")
     seen: Counter[str] = Counter()
     for index, info in enumerate(infos):
         name = info.filename
@@ -128,11 +136,11 @@ def is_archive(name: str, path: Path) -> bool:
     return name.lower().endswith(".zip") and zipfile.is_zipfile(path)
 
 
-def list_source(path: Path) -> Listing:
+def list_source(path: Path, store_root: Path | None = None) -> Listing:
     if path.is_dir():
         return list_folder(path)
     if is_archive(path.name, path):
-        return list_zip(path)
+        return list_zip(path, store_root)
     return Listing(files=[SourceFile(path=path.name, fs_path=str(path))])
 
 

@@ -44,7 +44,7 @@ def listing_for(batch) -> Listing:
             SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
         )
         if is_archive(name, path):
-            inner = list_zip(path)
+            inner = list_zip(path, evidence_storage().root)
             listing.files += [
                 SourceFile(**{**vars(s), "path": f"{name}/{s.path}"}) for s in inner.files
             ]

@@ -382,3 +382,31 @@ def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
     assert not services.claim_batch(batch)
     IntakeBatch.objects.filter(pk=batch.pk).update(claimed_by=f"{socket.gethostname()}:999999999")
     assert services.claim_batch(batch)  # its owner died: taken over
+
+
+def test_a_zip_of_many_small_bombs_is_refused_as_a_whole(tmp_path, ingest, monkeypatch):
+    from evidence.intake import sources
+
+    monkeypatch.setattr(sources, "ZIP_RATIO_FROM", 1024)  # "large" from 1 MiB in all
+    archive = tmp_path / "many.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n in range(300):  # each member alone is small; together they expand >200:1
+            zf.writestr(f"z{n}.bin", b"\x00" * 8192)
+    code, _out, err = ingest(archive)
+    assert code != 0 and "as a whole" in err
+    assert not EvidenceItem.objects.exists()
+
+
+def test_the_csv_metadata_export_never_hands_a_spreadsheet_a_formula(
+    tmp_path, ingest, case, capsys
+):
+    import csv
+    import io
+
+    from django.core.management import call_command
+
+    write(tmp_path / "m" / "=HYPERLINK(1).jpg", jpeg_bytes(95))
+    assert ingest(tmp_path / "m")[0] == 0
+    call_command("evidence_metadata", "--case", case.reference, "--format", "csv")
+    (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert row["original_path"] == "'=HYPERLINK(1).jpg"

@@ -134,7 +134,9 @@ def test_a_changed_original_is_not_served_and_the_mismatch_is_recorded(client, c
     client.force_login(cast.lawyer)
     response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
     assert response.status_code == 404
-    assert CustodyEvent.objects.get(item=item, action="copied").hash_result == "mismatch"
+    assert not CustodyEvent.objects.filter(item=item, action="copied").exists()
+    refused = CustodyEvent.objects.get(item=item, action="accessed")
+    assert refused.hash_result == "mismatch" and "refused" in refused.purpose
     item.refresh_from_db()
     assert item.integrity == "changed"
 

@@ -193,3 +193,16 @@ def test_only_roles_with_the_right_may_submit_or_approve(cast, testimony):
         services.decide_testimony(
             actor=cast.investigator, testimony=testimony, to_status="approved"
         )
+
+
+def test_who_wrote_a_version_cannot_approve_even_when_a_colleague_submitted(cast, testimony):
+    services.revise_testimony(
+        actor=cast.lead, testimony=testimony, text=STATEMENT + " (corrected)", reason="typo"
+    )
+    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    assert "approved" not in services.allowed_transitions(cast.lead, testimony)
+    with pytest.raises(ValidationError, match="wrote a version"):
+        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="approved")
+    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    testimony.refresh_from_db()
+    assert testimony.status == "approved"

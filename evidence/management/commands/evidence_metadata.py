@@ -6,6 +6,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from casefiles import audit
+from casefiles.exports import csv_cell
 from evidence.models import EvidenceItem
 
 from ._common import get_case
@@ -67,7 +68,7 @@ class Command(BaseCommand):
             count += 1
             if format == "csv":
                 flags = "; ".join(f"{f['code']}: {f['reason']}" for f in record["flags"])
-                writer.writerow({**record, "flags": flags})
+                writer.writerow({k: csv_cell(v) for k, v in {**record, "flags": flags}.items()})
             else:
                 self.stdout.write(json.dumps(record, ensure_ascii=False))
         audit.record(None, "evidence.export_metadata", case=case_obj, format=format, items=count)
