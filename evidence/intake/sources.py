@@ -25,6 +25,7 @@ ZIP_MAX_TOTAL = 4 << 40  # 4 TiB declared in all
 ZIP_MAX_MEMBER = 64 << 30  # 64 GiB for one member
 ZIP_MAX_RATIO = 200  # uncompressed / compressed, for members over ZIP_RATIO_FROM
 ZIP_RATIO_FROM = 1 << 20
+ZIP_WHOLE_RATIO_FROM = 1 << 30  # the archive-wide ratio counts from 1 GiB declared
 
 
 @dataclass
@@ -83,7 +84,7 @@ def list_zip(path: Path, store_root: Path | None = None) -> Listing:
         raise ValueError(f"ZIP declares {total:,} bytes uncompressed (limit {ZIP_MAX_TOTAL:,})")
     # Many small, highly compressed members are a bomb too: judge the archive as a whole.
     whole = total / max(path.stat().st_size, 1)
-    if total > ZIP_RATIO_FROM * 1024 and whole > ZIP_MAX_RATIO:
+    if total > ZIP_WHOLE_RATIO_FROM and whole > ZIP_MAX_RATIO:
         raise ValueError(f"ZIP expands {whole:,.0f}:1 as a whole (limit {ZIP_MAX_RATIO}:1)")
     free = shutil.disk_usage(store_root).free if store_root else None
     if free is not None and total > free:

@@ -387,11 +387,11 @@ def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
 def test_a_zip_of_many_small_bombs_is_refused_as_a_whole(tmp_path, ingest, monkeypatch):
     from evidence.intake import sources
 
-    monkeypatch.setattr(sources, "ZIP_RATIO_FROM", 1024)  # "large" from 1 MiB in all
+    monkeypatch.setattr(sources, "ZIP_WHOLE_RATIO_FROM", 1 << 20)  # 1 MiB, for a quick test
     archive = tmp_path / "many.zip"
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for n in range(300):  # each member alone is small; together they expand >200:1
-            zf.writestr(f"z{n}.bin", b"\x00" * 8192)
+        for n in range(300):  # each member under the per-member floor; together >200:1
+            zf.writestr(f"z{n}.bin", b"\x00" * (64 << 10))
     code, _out, err = ingest(archive)
     assert code != 0 and "as a whole" in err
     assert not EvidenceItem.objects.exists()

@@ -383,12 +383,12 @@ def test_person_and_testimony_pages_have_a_query_ceiling(
     client.force_login(cast.lawyer)
     person_url = reverse("people:person_detail", args=[cast.case.reference, world["code"]])
     client.get(person_url)
-    # Measured 18 and 23 on SQLite (the pages list the evidence naming the person and the
-    # testimony's attachments);
+    # Measured 18 and 24 on SQLite (the pages list the evidence naming the person and the
+    # testimony's attachments; four-eyes checks the versions' authors);
     # PostgreSQL adds the audit chain's advisory lock.
     with django_assert_max_num_queries(19):
         assert client.get(person_url).status_code == 200
-    with django_assert_max_num_queries(24):
+    with django_assert_max_num_queries(25):
         assert client.get(testimony.get_absolute_url()).status_code == 200
 
 
