@@ -80,3 +80,87 @@ class AppendOnly(Operation):
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.model_name.lower()}_append_only"
+
+
+def immutable_columns_sql(vendor: str, table: str, columns: list[str]) -> list[str]:
+    """Triggers refusing any change to ``columns`` (the row may change otherwise)."""
+    name = f"{table}_immutable_columns"
+    if vendor == "postgresql":
+        changed = " OR ".join(f'NEW."{c}" IS DISTINCT FROM OLD."{c}"' for c in columns)
+        return [
+            f"""
+CREATE OR REPLACE FUNCTION "{name}"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF {changed} THEN
+        RAISE EXCEPTION USING
+            MESSAGE = 'athar: ' || TG_TABLE_NAME || ': {", ".join(columns)} never change',
+            ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+    RETURN NEW;
+END
+$$""",
+            f'CREATE TRIGGER "{name}" BEFORE UPDATE ON "{table}" '
+            f'FOR EACH ROW EXECUTE FUNCTION "{name}"()',
+            f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" '
+            "FOR EACH ROW EXECUTE FUNCTION athar_append_only()",
+        ]
+    if vendor == "sqlite":
+        changed = " OR ".join(f'NEW."{c}" IS NOT OLD."{c}"' for c in columns)
+        return [
+            f'CREATE TRIGGER "{name}" BEFORE UPDATE ON "{table}" WHEN {changed} '
+            f"BEGIN SELECT RAISE(ABORT, 'athar: {table}: {', '.join(columns)} never change'); END",
+            f'CREATE TRIGGER "{name}_delete" BEFORE DELETE ON "{table}" '
+            f"BEGIN SELECT RAISE(ABORT, 'athar: DELETE on {table} refused: append-only'); END",
+        ]
+    raise NotImplementedError(f"No immutable-column guard for the {vendor} backend.")
+
+
+def drop_immutable_columns_sql(vendor: str, table: str) -> list[str]:
+    name = f"{table}_immutable_columns"
+    if vendor == "postgresql":
+        return [
+            f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"',
+            f'DROP TRIGGER IF EXISTS "{name}_delete" ON "{table}"',
+            f'DROP FUNCTION IF EXISTS "{name}"()',
+        ]
+    return [f'DROP TRIGGER IF EXISTS "{name}"', f'DROP TRIGGER IF EXISTS "{name}_delete"']
+
+
+class ImmutableColumns(Operation):
+    """Migration operation: some columns of a table never change, its rows never go."""
+
+    reversible = True
+    reduces_to_sql = True
+
+    def __init__(self, model_name: str, columns: list[str]) -> None:
+        self.model_name, self.columns = model_name, list(columns)
+
+    def deconstruct(self):
+        return self.__class__.__qualname__, [self.model_name, self.columns], {}
+
+    def state_forwards(self, app_label, state) -> None:
+        pass
+
+    def _table(self, app_label, state) -> str:
+        return state.apps.get_model(app_label, self.model_name)._meta.db_table
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        vendor = schema_editor.connection.vendor
+        if vendor == "postgresql":
+            schema_editor.execute(_PG_FUNCTION, params=None)  # athar_append_only()
+        table = self._table(app_label, to_state)
+        for sql in immutable_columns_sql(vendor, table, self.columns):
+            schema_editor.execute(sql, params=None)
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
+        table = self._table(app_label, from_state)
+        for sql in drop_immutable_columns_sql(schema_editor.connection.vendor, table):
+            schema_editor.execute(sql, params=None)
+
+    def describe(self) -> str:
+        return f"Make {', '.join(self.columns)} of {self.model_name} immutable"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.model_name.lower()}_immutable"

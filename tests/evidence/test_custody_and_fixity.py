@@ -199,3 +199,40 @@ def test_an_ingest_killed_midway_resumes_to_each_file_stored_once(tmp_path):
         assert audit.returncode == 0, audit.stderr
         stored = list((tmp_path / "store" / "sha256").rglob("*"))
         assert len([p for p in stored if p.is_file()]) >= count
+
+
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ('UPDATE "evidence_storedfile" SET sha256 = %s', True),
+        ('UPDATE "evidence_storedfile" SET storage_key = %s', True),
+        ('UPDATE "evidence_storedfile" SET md5 = %s', False),  # extra digests may be filled
+        ('DELETE FROM "evidence_storedfile"', True),
+        ('UPDATE "evidence_provenance" SET camera_model = %s', True),
+        ('UPDATE "evidence_evidenceitem" SET reference = %s', True),
+        ('UPDATE "evidence_evidenceitem" SET title = %s', False),
+        ('DELETE FROM "evidence_evidenceitem"', True),
+    ],
+)
+def test_what_identifies_an_original_cannot_be_rewritten_at_the_database(three_items, sql, refused):
+    params = ["EV-FORGED"] if "%s" in sql else []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SET CONSTRAINTS ALL IMMEDIATE" if connection.vendor == "postgresql" else "SELECT 1"
+        )
+    if refused:
+        with pytest.raises(DatabaseError, match=r"never change|append-only"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+    else:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, params)
+    assert EvidenceItem.objects.count() == 3
+    assert run_fixity_ok()
+
+
+def run_fixity_ok():
+    from evidence.services import run_fixity
+
+    check = run_fixity()
+    return not check.changed and not check.missing
