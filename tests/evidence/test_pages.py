@@ -358,3 +358,14 @@ def _dt(text):
     from datetime import datetime
 
     return datetime.fromisoformat(text)
+
+
+def test_the_evidence_pages_speak_arabic_right_to_left(client, cast, photos):
+    client.force_login(cast.lawyer)
+    client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    item = photos["p0.jpg"]
+    html = client.get(item.get_absolute_url()).content.decode()
+    assert 'dir="rtl"' in html
+    assert "سلسلة الحيازة" in html and "البصمة مطابقة" in html
+    gallery = client.get(reverse("evidence:gallery", args=[cast.case.reference]))
+    assert "الأدلّة" in gallery.content.decode()
