@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -166,13 +166,3 @@ def ingest_path(
         custodian_manifest=custodian_manifest,
         progress=progress,
     )
-
-
-def ingest_files(
-    *, actor: Any, batch: IntakeBatch, files: Iterable[Path], names: Iterable[str]
-) -> RunReport:
-    """Files staged on disk (browser uploads): in-process, in the given order."""
-    listing = Listing(
-        files=[SourceFile(path=name, fs_path=str(f)) for f, name in zip(files, names, strict=True)]
-    )
-    return run_intake(actor=actor, batch=batch, listing=listing, jobs=1)

@@ -209,10 +209,6 @@ def dhash(img: Image.Image) -> int:
     return bits - (1 << 64) if bits >= 1 << 63 else bits
 
 
-def hamming(a: int, b: int) -> int:
-    return ((a ^ b) & ((1 << 64) - 1)).bit_count()
-
-
 def make_reduced(img: Image.Image, size: int) -> Image.Image:
     """Decode at a reduced scale where the format allows (JPEG DCT scaling), then resize."""
     img.draft("RGB", (size, size))
