@@ -48,6 +48,8 @@ class CaseAdmin(admin.ModelAdmin):
 
 
 class MembershipAdminForm(forms.ModelForm):
+    request_user = None  # set by MembershipAdmin.get_form
+
     class Meta:
         model = Membership
         fields = ["user", "case", "role", "expires_at"]
@@ -55,6 +57,8 @@ class MembershipAdminForm(forms.ModelForm):
     def clean(self):
         data = super().clean()
         user, role = data.get("user"), data.get("role")
+        if user is not None and user == self.request_user:
+            self.add_error("user", _("Nobody can grant access to themselves; ask for it instead."))
         if user is not None and role:
             try:
                 access.check_role_allowed(user, role)
@@ -71,6 +75,10 @@ class MembershipAdmin(admin.ModelAdmin):
     list_select_related = ["user", "case", "granted_by"]
     search_fields = ["user__username", "case__reference"]
     actions = ["revoke"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        return type(form.__name__, (form,), {"request_user": request.user})
 
     def get_readonly_fields(self, request, obj=None):
         fixed = ["granted_by", "granted_at", "revoked_at", "revoked_by"]

@@ -82,7 +82,13 @@ def grant_membership(
     role: str,
     expires_at: datetime | None = None,
 ) -> Membership:
-    """Give ``user`` a role in ``case``. An unrevoked membership is replaced by revoking it."""
+    """Give ``user`` a role in ``case``. An unrevoked membership is replaced by revoking it.
+
+    Nobody grants access to themselves: an admin who must read a case asks, and a lead
+    of the case or another admin decides (least privilege, four eyes).
+    """
+    if actor is not None and actor.pk == user.pk:
+        raise ValidationError(_("Nobody can grant access to themselves; ask for it instead."))
     access.check_role_allowed(user, role)
     _check_expiry(expires_at)
     with transaction.atomic():

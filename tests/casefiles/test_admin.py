@@ -127,3 +127,14 @@ def test_users_cannot_be_deleted_in_the_django_admin_even_by_a_superuser(client,
     url = reverse("admin:auth_user_delete", args=[cast.observer.pk])
     assert client.post(url, {"post": "yes"}).status_code in (302, 403)
     assert type(cast.observer).objects.filter(pk=cast.observer.pk).exists()
+
+
+def test_an_admin_cannot_grant_themselves_access_to_a_case(client, cast, other_case):
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("admin:casefiles_membership_add"),
+        {"user": cast.admin.pk, "case": other_case.pk, "role": "observer"},
+    )
+    assert response.status_code == 200
+    assert "Nobody can grant access to themselves" in response.content.decode()
+    assert not Membership.objects.filter(user=cast.admin).exists()
