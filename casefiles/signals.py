@@ -4,8 +4,12 @@ A sign-in also starts the session's clocks (idle timeout, absolute lifetime) and
 the session so that admins can list it and the user can end it from elsewhere.
 """
 
+import hashlib
+import hmac
 import time
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
@@ -36,8 +40,15 @@ def _record_login(sender, request, user, **kwargs):
 
 @receiver(user_login_failed, dispatch_uid="athar_audit_login_failed")
 def _record_login_failed(sender, credentials, request=None, **kwargs):
-    # Only the name that was typed; Django has already masked the password.
-    audit.record(None, "auth.login_failed", username=str(credentials.get("username", ""))[:150])
+    # Django has already masked the password. A name that is no account may well be a
+    # password typed in the wrong field, and the log keeps everything for ever: such a
+    # name is kept as a keyed digest (repeated guesses still show as one name).
+    typed = str(credentials.get("username", ""))[:150]
+    if get_user_model().objects.filter(username=typed).exists():
+        audit.record(None, "auth.login_failed", username=typed)
+    else:
+        digest = hmac.new(settings.SECRET_KEY.encode(), typed.encode(), hashlib.sha256)
+        audit.record(None, "auth.login_failed", unknown_username_hmac=digest.hexdigest()[:32])
 
 
 @receiver(user_logged_out, dispatch_uid="athar_audit_logout")

@@ -157,3 +157,12 @@ def test_pages_load_nothing_from_other_origins(client, cast):
         for attr in ("src=", "href=", "action="):
             for value in html.split(attr)[1:]:
                 assert not value.strip("\"'").startswith(("http:", "https:", "//")), (url, value)
+
+
+def test_a_name_that_is_no_account_is_kept_only_as_a_keyed_digest(client, cast):
+    client.post(reverse("login"), {"username": "my-secret-passw0rd", "password": "x"})
+    client.post(reverse("login"), {"username": "my-secret-passw0rd", "password": "y"})
+    first, second = AuditEntry.objects.filter(action="auth.login_failed").order_by("seq")
+    assert "my-secret-passw0rd" not in str(first.details)
+    assert first.details == second.details  # the same name, recognisable as such
+    assert len(first.details["unknown_username_hmac"]) == 32
