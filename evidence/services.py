@@ -604,7 +604,12 @@ def ensure_preview(item: EvidenceItem) -> Derivative | None:
                 height=height,
                 size=len(data),
                 tool=TOOL,
-                parameters={"max": PREVIEW_SIZE, "quality": 85, "exif_transpose": True},
+                parameters={
+                    "max": PREVIEW_SIZE,
+                    "quality": 85,
+                    "resample": "bicubic",
+                    "exif_transpose": True,
+                },
             )
         ],
         ignore_conflicts=True,

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import PIL
-from PIL import Image, ImageOps
+from PIL import Image
 
 from evidence.storage import CHUNK, EvidenceStorage, derivative_key, original_key
 
@@ -209,14 +209,32 @@ def dhash(img: Image.Image) -> int:
     return bits - (1 << 64) if bits >= 1 << 63 else bits
 
 
-def make_reduced(img: Image.Image, size: int) -> Image.Image:
-    """Decode at a reduced scale where the format allows (JPEG DCT scaling), then resize."""
+# EXIF orientation → the turn that makes the picture upright (as ImageOps.exif_transpose).
+_UPRIGHT = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT,
+    3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM,
+    5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270,
+    7: Image.Transpose.TRANSVERSE,
+    8: Image.Transpose.ROTATE_90,
+}
+
+
+def make_reduced(
+    img: Image.Image, size: int, orientation: int | None, resample: Image.Resampling
+) -> Image.Image:
+    """Decode at a reduced scale where the format allows (JPEG DCT scaling), then resize.
+
+    Turned upright after shrinking, by the orientation already read from the EXIF: the
+    same picture at a fraction of the cost, and the header is not parsed a second time.
+    """
     img.draft("RGB", (size, size))
     if img.mode not in ("RGB", "L"):
         img = img.convert("RGB")
-    img.thumbnail((size, size), Image.Resampling.BICUBIC, reducing_gap=2.0)
-    # Turned upright after shrinking: the same picture, at a fraction of the cost.
-    return ImageOps.exif_transpose(img)
+    img.thumbnail((size, size), resample, reducing_gap=2.0)
+    turn = _UPRIGHT.get(orientation) if orientation else None
+    return img.transpose(turn) if turn is not None else img
 
 
 def encode_jpeg(img: Image.Image, quality: int) -> bytes:
@@ -240,7 +258,9 @@ def decode_image(data: bytes, result: IntakeResult, storage: EvidenceStorage) ->
             read_exif(img, result)
         except Exception as exc:
             result.flag("bad_metadata", f"EXIF unreadable: {exc}")
-        thumb = make_reduced(img, THUMBNAIL_SIZE)
+        # Area averaging: after the DCT-scaled decode the last step is less than 2:1,
+        # where a box filter is as sharp as a bicubic one and a third of its cost.
+        thumb = make_reduced(img, THUMBNAIL_SIZE, result.orientation, Image.Resampling.BOX)
     data = encode_jpeg(thumb, THUMBNAIL_QUALITY)
     key = derivative_key(result.sha256, "thumbnail", "jpg")
     storage.write_derivative(key, data)
@@ -249,7 +269,12 @@ def decode_image(data: bytes, result: IntakeResult, storage: EvidenceStorage) ->
         thumb.width,
         thumb.height,
         len(data),
-        {"max": THUMBNAIL_SIZE, "quality": THUMBNAIL_QUALITY, "exif_transpose": True},
+        {
+            "max": THUMBNAIL_SIZE,
+            "quality": THUMBNAIL_QUALITY,
+            "resample": "box",
+            "exif_transpose": True,
+        },
     )
     result.phash = dhash(thumb)
 
@@ -286,7 +311,10 @@ def _read_and_store(
     thread (its fsync overlaps the decode); a large one streams through the hash."""
     declared = _declared_size(source)
     if declared is not None and declared <= DECODE_LIMIT:
-        data = b"".join(_chunks(source))
+        if source.fs_path is not None:
+            data = Path(source.fs_path).read_bytes()  # one buffer, no copy to join
+        else:
+            data = b"".join(_chunks(source))
         result.sha256 = hashlib.sha256(data).hexdigest()
         for name in extra:
             setattr(result, name, hashlib.new(name, data).hexdigest())
@@ -365,5 +393,11 @@ def make_preview(original_path: str) -> tuple[bytes, int, int]:
         img = Image.open(original_path, formats=PIL_FORMATS)
         if img.width * img.height > MAX_PIXELS:
             raise ValueError("image too large to preview")
-        preview = make_reduced(img, PREVIEW_SIZE)
+        orientation = img.getexif().get(274)
+        preview = make_reduced(
+            img,
+            PREVIEW_SIZE,
+            orientation if isinstance(orientation, int) else None,
+            Image.Resampling.BICUBIC,
+        )
     return encode_jpeg(preview, 85), preview.width, preview.height

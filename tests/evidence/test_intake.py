@@ -1,8 +1,10 @@
+import io
 import json
 import zipfile
 from pathlib import Path
 
 import pytest
+from PIL import Image, ImageOps
 
 from casefiles.audit import verify_chain
 from casefiles.models import AuditEntry
@@ -76,6 +78,38 @@ def test_a_folder_is_taken_in_byte_for_byte_with_metadata_and_custody(tmp_path, 
     assert sha256(manifest.encode()) == batch.manifest.sha256
     for rel, data in files.items():
         assert f"{sha256(data)}\t{len(data)}\t{rel}" in manifest
+
+
+def _quadrants(orientation: int) -> bytes:
+    """A photo with four coloured quarters, tagged with an EXIF orientation."""
+    img = Image.new("RGB", (640, 480), (255, 255, 255))
+    img.paste((220, 30, 30), (0, 0, 320, 240))
+    img.paste((30, 200, 30), (320, 0, 640, 240))
+    img.paste((30, 30, 220), (0, 240, 320, 480))
+    exif = Image.Exif()
+    exif[274] = orientation
+    out = io.BytesIO()
+    img.save(out, "JPEG", quality=95, exif=exif)
+    return out.getvalue()
+
+
+def test_every_exif_orientation_gives_an_upright_thumbnail(tmp_path, ingest):
+    photos = {o: _quadrants(o) for o in range(1, 9)}
+    for o, data in photos.items():
+        write(tmp_path / "m" / f"o{o}.jpg", data)
+    code, _, err = ingest(tmp_path / "m")
+    assert code == 0, err
+    for item in EvidenceItem.objects.select_related("original"):
+        o = int(item.original_filename[1])
+        thumb = Derivative.objects.get(original=item.original, kind="thumbnail")
+        got = Image.open(evidence_storage().path(thumb.storage_key)).convert("RGB")
+        # The reference: Pillow's own upright turn of the full picture, then shrunk.
+        want = ImageOps.exif_transpose(Image.open(io.BytesIO(photos[o]))).resize(got.size)
+        assert got.size == ((192, 256) if o >= 5 else (256, 192))
+        for x, y in ((0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)):
+            at = (int(got.width * x), int(got.height * y))
+            pairs = zip(got.getpixel(at), want.getpixel(at), strict=True)
+            assert all(abs(a - b) < 40 for a, b in pairs), (o, at)
 
 
 def test_the_same_bytes_twice_are_stored_once_and_counted_as_a_duplicate(tmp_path, ingest):
