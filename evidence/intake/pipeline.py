@@ -78,7 +78,7 @@ def run_intake(
 
     def flush() -> None:
         nonlocal chunk, written, last_write
-        items = services.record_intake(
+        written += services.record_intake(
             actor=actor,
             case=batch.case,
             batch=batch,
@@ -88,7 +88,6 @@ def run_intake(
             medium=batch.medium,
             medium_serial=batch.medium_serial,
         )
-        written += len(items)
         problems.extend(
             {"path": r.source.path, "kind": "failed", "reason": r.error}
             for r in chunk

@@ -1,0 +1,64 @@
+"""Many rows in one statement, for the hot path of intake.
+
+``QuerySet.bulk_create`` builds a model instance per row and compiles every value into
+the SQL on each call: for a chunk of 400 photos that is 95% of the coordinator's time,
+the database's own work 3%. ``insert_rows`` writes the same rows with one
+``executemany``: each value still goes through its field's ``get_db_prep_save`` (JSON,
+datetimes and decimals are stored exactly as the ORM stores them), defaults and
+``auto_now_add`` are filled as ``save()`` fills them, and the database's own guards
+(constraints, append-only triggers) apply as to any insert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import connections, router
+from django.db.models import Model
+from django.db.models.constants import OnConflict
+from django.utils import timezone
+
+
+def insert_rows(
+    model: type[Model], rows: Sequence[Mapping[str, Any]], *, ignore_conflicts: bool = False
+) -> None:
+    """INSERT ``rows`` (dicts keyed by field attname: ``case_id``, not ``case``).
+
+    Every row names the same fields; a field not named takes its default, as in
+    ``Model()``. The caller reads back what it needs: no primary key is returned.
+    """
+    if not rows:
+        return
+    meta = model._meta
+    given = set(rows[0])
+    fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
+    known = {f.attname for f in fields}
+    if unknown := given - known:
+        raise ValueError(f"{meta.label} has no column for {sorted(unknown)}")
+    now = timezone.now()
+    fixed: dict[str, Any] = {}
+    for f in fields:
+        if f.attname in given:
+            continue
+        auto = getattr(f, "auto_now", False) or getattr(f, "auto_now_add", False)
+        fixed[f.attname] = now if auto else f.get_default()  # as Model() and save() do
+    connection = connections[router.db_for_write(model)]
+    ops = connection.ops
+    on_conflict = OnConflict.IGNORE if ignore_conflicts else None
+    named = [f for f in fields if f.attname in given]
+    defaulted = [f for f in fields if f.attname in fixed]
+    constant = [f.get_db_prep_save(fixed[f.attname], connection) for f in defaulted]
+    columns = ", ".join(ops.quote_name(f.column) for f in named + defaulted)
+    marks = ", ".join(["%s"] * (len(named) + len(defaulted)))
+    sql = (
+        f"{ops.insert_statement(on_conflict=on_conflict)} {ops.quote_name(meta.db_table)} "
+        f"({columns}) VALUES ({marks})"
+    )
+    if suffix := ops.on_conflict_suffix_sql(named, on_conflict, None, None):
+        sql += f" {suffix}"
+    params = [
+        [f.get_db_prep_save(row[f.attname], connection) for f in named] + constant for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
