@@ -11,10 +11,10 @@ import hashlib
 import io
 import mimetypes
 import os
-import threading
 import warnings
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -288,25 +288,20 @@ def _declared_size(source: SourceFile) -> int | None:
     return source.declared_size
 
 
-class _Store(threading.Thread):
-    """Write, fsync and publish the original while the main thread decodes it."""
+_writer: ThreadPoolExecutor | None = None
 
-    def __init__(self, storage: EvidenceStorage, data: bytes, sha256: str) -> None:
-        super().__init__(daemon=True)
-        self.storage, self.data, self.sha256 = storage, data, sha256
-        self.error: BaseException | None = None
-        self.created = True
 
-    def run(self) -> None:
-        try:
-            self.created = self.storage.write_original_bytes(self.data, self.sha256)
-        except BaseException as exc:  # handed to the caller, which reports it
-            self.error = exc
+def _background() -> ThreadPoolExecutor:
+    """One writer thread per process: it fsyncs an original while the caller decodes."""
+    global _writer
+    if _writer is None:
+        _writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="athar-store")
+    return _writer
 
 
 def _read_and_store(
     source: SourceFile, storage: EvidenceStorage, result: IntakeResult, extra: tuple[str, ...]
-) -> tuple[bytes, _Store | None]:
+) -> tuple[bytes, Future[bool] | None]:
     """Read the file once. A small file is hashed in memory and stored by a background
     thread (its fsync overlaps the decode); a large one streams through the hash."""
     declared = _declared_size(source)
@@ -319,9 +314,7 @@ def _read_and_store(
         for name in extra:
             setattr(result, name, hashlib.new(name, data).hexdigest())
         result.size, result.storage_key = len(data), original_key(result.sha256)
-        writer = _Store(storage, data, result.sha256)
-        writer.start()
-        return data, writer
+        return data, _background().submit(storage.write_original_bytes, data, result.sha256)
     written = storage.write_original(_chunks(source), DECODE_LIMIT, extra)
     result.sha256, result.size, result.storage_key = written.sha256, written.size, written.key
     result.md5, result.sha1 = written.md5, written.sha1
@@ -350,15 +343,11 @@ def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) 
     try:
         data, writer = _read_and_store(source, storage, result, extra_digests)
         _describe(data, result, storage)
-        if writer is not None:
-            writer.join()
-            if writer.error is not None:
-                raise writer.error
-            if not writer.created:
-                _check_existing(storage, result)
+        if writer is not None and not writer.result():  # raises what the writer raised
+            _check_existing(storage, result)
     except Exception as exc:  # reported with the file's path; the batch goes on
         if writer is not None:
-            writer.join()
+            writer.exception()  # the write has ended, one way or the other, before we go on
         result.error = f"{type(exc).__name__}: {exc}"
     return result
 
