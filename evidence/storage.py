@@ -29,7 +29,9 @@ def original_key(sha256: str) -> str:
 
 
 def derivative_key(sha256: str, kind: str, ext: str) -> str:
-    return f"derivatives/{sha256[:2]}/{sha256[2:4]}/{sha256}.{kind}.{ext}"
+    # One level of fan-out: 256 directories made once, not a new one per thumbnail (a
+    # directory costs the filesystem more than the few kilobytes of a thumbnail).
+    return f"derivatives/{sha256[:2]}/{sha256}.{kind}.{ext}"
 
 
 @dataclass
