@@ -19,7 +19,7 @@ from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, file_sha256, iter_manifest, list_source
-from .steps import process
+from .steps import process_many
 
 WRITE_AFTER = 2.0  # seconds between database transactions at most
 
@@ -36,17 +36,23 @@ class RunReport:
         return self.new_items / self.elapsed if self.elapsed else 0.0
 
 
+PER_TASK = 8  # sources a worker takes at a time: their writes overlap their decoding
+
+
 def _results(
     sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
 ) -> Iterator[IntakeResult]:
-    work = partial(process, root=_storage_root(), extra_digests=extra)
+    work = partial(process_many, root=_storage_root(), extra_digests=extra)
+    tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
     if jobs <= 1 or len(sources) < 4:
-        yield from map(work, sources)
+        for task in tasks:
+            yield from work(task)
         return
     # spawn: workers start clean (no inherited database connections or locks).
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        yield from pool.map(work, sources, chunksize=8)
+        for results in pool.map(work, tasks):
+            yield from results
 
 
 def _storage_root() -> str:

@@ -13,6 +13,7 @@ import mimetypes
 import os
 import warnings
 import zipfile
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
@@ -335,21 +336,61 @@ def _check_existing(storage: EvidenceStorage, result: IntakeResult) -> None:
         )
 
 
-def process(source: SourceFile, root: str, extra_digests: tuple[str, ...] = ()) -> IntakeResult:
-    """Run every per-file step for one source. Never raises for a bad file."""
+WRITE_BEHIND = 64 << 20  # bytes of originals at most waiting for the writer thread
+
+
+def _start(
+    source: SourceFile, storage: EvidenceStorage, extra: tuple[str, ...]
+) -> tuple[IntakeResult, Future[bool] | None]:
+    """Read, hash and describe one source; its original may still be being written."""
     result = IntakeResult(source=source, flags=[dict(code=c, reason=r) for c, r in source.flags])
-    storage = EvidenceStorage(root)
     writer = None
     try:
-        data, writer = _read_and_store(source, storage, result, extra_digests)
+        data, writer = _read_and_store(source, storage, result, extra)
         _describe(data, result, storage)
-        if writer is not None and not writer.result():  # raises what the writer raised
-            _check_existing(storage, result)
     except Exception as exc:  # reported with the file's path; the batch goes on
         if writer is not None:
             writer.exception()  # the write has ended, one way or the other, before we go on
+            writer = None
         result.error = f"{type(exc).__name__}: {exc}"
-    return result
+    return result, writer
+
+
+def _finish(result: IntakeResult, writer: Future[bool] | None, storage: EvidenceStorage) -> None:
+    """Wait until the original is durably stored (or failed to be)."""
+    if writer is None:
+        return
+    try:
+        if not writer.result():  # raises what the writer raised
+            _check_existing(storage, result)
+    except Exception as exc:
+        result.error = f"{type(exc).__name__}: {exc}"
+
+
+def process_many(
+    sources: list[SourceFile], root: str, extra_digests: tuple[str, ...] = ()
+) -> list[IntakeResult]:
+    """Run every per-file step for each source; never raises for a bad file.
+
+    Each original's write and fsync overlap the next files' decoding; this returns only
+    when every original is on disk (or has failed): nothing is reported stored before."""
+    storage = EvidenceStorage(root)
+    results: list[IntakeResult] = []
+    behind: deque[tuple[IntakeResult, Future[bool]]] = deque()
+    held = 0
+    for source in sources:
+        result, writer = _start(source, storage, extra_digests)
+        results.append(result)
+        if writer is not None:
+            behind.append((result, writer))
+            held += result.size
+        while held > WRITE_BEHIND:  # bound the memory the writer holds on to
+            done, writer = behind.popleft()
+            _finish(done, writer, storage)
+            held -= done.size
+    for done, writer in behind:
+        _finish(done, writer, storage)
+    return results
 
 
 def _describe(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> None:

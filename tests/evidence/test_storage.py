@@ -1,14 +1,20 @@
-"""The write-once store keeps every original byte for byte, however it writes it."""
+"""The write-once store keeps every original byte for byte, however and whenever it
+writes it."""
 
 import hashlib
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
 
 from evidence import storage
+from evidence.intake import steps
+from evidence.intake.payload import SourceFile
+from evidence.intake.steps import process_many
 from evidence.storage import EvidenceStorage, original_key
+from tests.evidence.images import jpeg_bytes, write
 
 # Around the 4 KiB alignment of direct writes, and well past it.
 SIZES = [0, 1, 4095, 4096, 4097, 8191, 8193, 600_001, 3 * 1024 * 1024 + 7]
@@ -58,3 +64,45 @@ def test_the_same_bytes_twice_are_stored_once_and_never_overwritten(tmp_path):
     assert _store(tmp_path, data)[0] is True
     assert _store(tmp_path, data)[0] is False
     assert _store(tmp_path, data)[1].read_bytes() == data
+
+
+def _sources(tmp_path: Path, n: int) -> tuple[list[SourceFile], list[bytes]]:
+    datas = [jpeg_bytes(i) for i in range(n)]
+    for i, data in enumerate(datas):
+        write(tmp_path / "m" / f"{i}.jpg", data)
+    return [
+        SourceFile(path=f"{i}.jpg", fs_path=str(tmp_path / "m" / f"{i}.jpg")) for i in range(n)
+    ], datas
+
+
+def test_results_come_back_only_once_every_original_is_on_disk(tmp_path, monkeypatch):
+    real = EvidenceStorage.write_original_bytes
+
+    def slow(self, data, sha):
+        time.sleep(0.2)  # a disk far slower than the decoding
+        return real(self, data, sha)
+
+    monkeypatch.setattr(EvidenceStorage, "write_original_bytes", slow)
+    sources, datas = _sources(tmp_path, 4)
+    results = process_many(sources, str(tmp_path / "store"))
+    for result, data in zip(results, datas, strict=True):
+        assert result.stored, result.error
+        assert (tmp_path / "store" / result.storage_key).read_bytes() == data
+
+
+def test_a_failed_write_behind_is_reported_for_its_own_file(tmp_path, monkeypatch):
+    sources, datas = _sources(tmp_path, 3)
+    refused = hashlib.sha256(datas[1]).hexdigest()
+    real = EvidenceStorage.write_original_bytes
+
+    def full_disk(self, data, sha):
+        if sha == refused:
+            raise OSError(28, "No space left on device")
+        return real(self, data, sha)
+
+    monkeypatch.setattr(EvidenceStorage, "write_original_bytes", full_disk)
+    monkeypatch.setattr(steps, "WRITE_BEHIND", 1)  # also: wait for each write at once
+    results = process_many(sources, str(tmp_path / "store"))
+    assert [r.stored for r in results] == [True, False, True]
+    assert "No space left on device" in results[1].error
+    assert not (tmp_path / "store" / original_key(refused)).exists()
