@@ -304,10 +304,7 @@ def record_intake(
         )
         changed = [pk for pk, r in zip(item_pks, stored, strict=True) if r.existing == "mismatch"]
         if changed:
-            EvidenceItem.objects.filter(pk__in=changed).update(
-                integrity=_INTEGRITY[CustodyEvent.HashResult.MISMATCH],
-                integrity_checked_at=timezone.now(),
-            )
+            _set_integrity(changed, CustodyEvent.HashResult.MISMATCH)
         # One entry per transaction names every item it took in (reference, SHA-256,
         # path): the same trace as an entry per item, at a fraction of the chain's cost.
         audit.record(
@@ -671,13 +668,13 @@ def record_download(
             sha256=item.original.sha256,
             hash_result=result,
         )
-        _set_integrity([item], result)
+        _set_integrity([item.pk], result)
         audit.record(actor, "evidence.download", target=item, case=item.case, hash_result=result)
     return result
 
 
-def _set_integrity(items: Iterable[EvidenceItem], result: str) -> None:
-    EvidenceItem.objects.filter(pk__in=[i.pk for i in items]).update(
+def _set_integrity(item_pks: Iterable[int], result: str) -> None:
+    EvidenceItem.objects.filter(pk__in=list(item_pks)).update(
         integrity=_INTEGRITY[result], integrity_checked_at=timezone.now()
     )
 
@@ -751,7 +748,7 @@ def _write_fixity(actor, check, pending) -> None:
                         notes="" if result == "match" else f"found sha256 {actual or '—'}",
                     )
                 )
-            _set_integrity(items, result)
+            _set_integrity([i.pk for i in items], result)
         CustodyEvent.objects.bulk_create(events)
 
 
