@@ -8,6 +8,7 @@ directory is fsynced. Nothing in the app can overwrite or delete an original.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import mmap
@@ -126,28 +127,59 @@ class EvidenceStorage(Storage):
         from django.conf import settings
 
         self.root = Path(location or settings.STORAGE_ROOT)
+        self._tmp_ready = False
 
     # -- writing -----------------------------------------------------------------
     def _tmp_dir(self) -> Path:
         tmp = self.root / "tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
+        if not self._tmp_ready:  # made once per store, not once per file
+            tmp.mkdir(parents=True, exist_ok=True)
+            self._tmp_ready = True
         return tmp
 
-    def _publish(self, tmp: Path, key: str, durable: bool) -> bool:
-        final = self.root / key
-        created_dirs = not final.parent.exists()
-        final.parent.mkdir(parents=True, exist_ok=True)
+    def _new_temp(self) -> tuple[int, Path]:
+        """A temp file on the store's filesystem, already read-only to everyone (the mode
+        is then made durable by the same fsync as the content)."""
+        prefix = f"in-{os.getpid()}-"
         try:
-            os.link(tmp, final)
+            fd, name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=prefix)
+        except FileNotFoundError:  # the temp directory went since: make it again
+            self._tmp_ready = False
+            fd, name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=prefix)
+        try:
+            os.fchmod(fd, 0o444)
+        except BaseException:
+            os.close(fd)
+            Path(name).unlink(missing_ok=True)
+            raise
+        return fd, Path(name)
+
+    def _publish(self, tmp: Path, key: str) -> bool:
+        """Link the fsynced temp file under its key, never over an existing file, and make
+        the new name durable: the directory holding it, and the parent of every directory
+        made here for it (only those: each fsync is a flush of the disk's cache)."""
+        final = self.root / key
+        made: list[Path] = []
+        try:
+            try:
+                os.link(tmp, final)
+            except FileNotFoundError:  # its directory is new: make it, top down
+                # A directory seen missing here may be made by a concurrent writer first:
+                # its parent is fsynced here all the same, as this call may return first.
+                made.append(final.parent)
+                while not made[-1].parent.exists():
+                    made.append(made[-1].parent)
+                for directory in reversed(made):
+                    with contextlib.suppress(FileExistsError):
+                        directory.mkdir()
+                os.link(tmp, final)
         except FileExistsError:
             return False
         finally:
             tmp.unlink()
-        if durable:
-            _fsync_dir(final.parent)
-            if created_dirs:
-                _fsync_dir(final.parent.parent)
-                _fsync_dir(final.parent.parent.parent)
+        _fsync_dir(final.parent)
+        for directory in made:
+            _fsync_dir(directory.parent)
         return True
 
     def write_original(
@@ -164,8 +196,7 @@ class EvidenceStorage(Storage):
         extras = {name: hashlib.new(name) for name in extra_digests}
         kept: list[bytes] = []
         kept_size = size = 0
-        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"in-{os.getpid()}-")
-        tmp = Path(tmp_name)
+        fd, tmp = self._new_temp()
         try:
             with os.fdopen(fd, "wb") as out:
                 for chunk in chunks:
@@ -179,10 +210,9 @@ class EvidenceStorage(Storage):
                         kept_size += len(chunk)
                 out.flush()
                 os.fsync(out.fileno())
-            tmp.chmod(0o444)
             sha = digest.hexdigest()
             key = original_key(sha)
-            created = self._publish(tmp, key, durable=True)
+            created = self._publish(tmp, key)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -204,15 +234,13 @@ class EvidenceStorage(Storage):
 
         Returns False when these bytes were already in the store.
         """
-        fd, tmp_name = tempfile.mkstemp(dir=self._tmp_dir(), prefix=f"in-{os.getpid()}-")
-        tmp = Path(tmp_name)
+        fd, tmp = self._new_temp()
         try:
             try:
                 _write_durably(fd, data)
             finally:
                 os.close(fd)
-            tmp.chmod(0o444)
-            return self._publish(tmp, original_key(sha256), durable=True)
+            return self._publish(tmp, original_key(sha256))
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise

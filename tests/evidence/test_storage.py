@@ -106,3 +106,76 @@ def test_a_failed_write_behind_is_reported_for_its_own_file(tmp_path, monkeypatc
     assert [r.stored for r in results] == [True, False, True]
     assert "No space left on device" in results[1].error
     assert not (tmp_path / "store" / original_key(refused)).exists()
+
+
+def _record_syncs(monkeypatch, root: Path) -> list[tuple[str, object]]:
+    """What was fsynced, in order: ("file", its mode then) or ("dir", path in the store)."""
+    events: list[tuple[str, object]] = []
+    real_fsync, real_dir = os.fsync, storage._fsync_dir
+
+    def fsync(fd):
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISDIR(mode):  # directories are recorded by _fsync_dir
+            events.append(("file", stat.S_IMODE(mode)))
+        return real_fsync(fd)
+
+    def fsync_dir(path):
+        events.append(("dir", Path(path).relative_to(root).as_posix()))
+        return real_dir(path)
+
+    monkeypatch.setattr(storage.os, "fsync", fsync)
+    monkeypatch.setattr(storage, "_fsync_dir", fsync_dir)
+    return events
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_new_original_its_name_and_each_new_directory_are_made_durable(
+    tmp_path, monkeypatch, streamed
+):
+    store = EvidenceStorage(tmp_path)
+    data = os.urandom(10_000)
+    sha = hashlib.sha256(data).hexdigest()
+    events = _record_syncs(monkeypatch, tmp_path)
+    if streamed:
+        store.write_original(iter([data[:4000], data[4000:]]))
+    else:
+        store.write_original_bytes(data, sha)
+    leaf = f"sha256/{sha[:2]}/{sha[2:4]}"
+    # Read-only before the content's fsync, so the mode is as durable as the bytes; then
+    # the name, then the entries of the three directories made for it.
+    assert events == [
+        ("file", 0o444),
+        ("dir", leaf),
+        ("dir", f"sha256/{sha[:2]}"),
+        ("dir", "sha256"),
+        ("dir", "."),
+    ]
+
+
+def test_into_directories_already_there_only_the_name_is_synced_again(tmp_path, monkeypatch):
+    store = EvidenceStorage(tmp_path)
+    first = os.urandom(5000)
+    sha = hashlib.sha256(first).hexdigest()
+    store.write_original_bytes(first, sha)
+    # Another original whose hash shares the first two levels with the first one's.
+    while True:
+        other = os.urandom(5000)
+        other_sha = hashlib.sha256(other).hexdigest()
+        if other_sha[:2] == sha[:2] and other_sha[2:4] != sha[2:4]:
+            break
+    events = _record_syncs(monkeypatch, tmp_path)
+    store.write_original_bytes(other, other_sha)
+    leaf = f"sha256/{sha[:2]}/{other_sha[2:4]}"
+    assert events == [("file", 0o444), ("dir", leaf), ("dir", f"sha256/{sha[:2]}")]
+    events.clear()
+    assert store.write_original_bytes(other, other_sha) is False  # already stored
+    assert ("dir", leaf) not in events  # nothing new was named
+    assert (tmp_path / original_key(other_sha)).read_bytes() == other
+
+
+def test_a_temp_directory_removed_while_the_store_is_open_is_made_again(tmp_path):
+    store = EvidenceStorage(tmp_path)
+    assert _store(tmp_path, b"first")[0]
+    (tmp_path / "tmp").rmdir()
+    data = os.urandom(5000)
+    assert store.write_original_bytes(data, hashlib.sha256(data).hexdigest())
