@@ -64,11 +64,13 @@ def make_photo(n: int) -> bytes:
 
 
 CLEANED = CORPUS_ROOT / ".last-clean-up"
-# ext4 without a journal (as on this machine) passes over inodes freed in the last 30 s
-# (vm.dirty_expire_centisecs) when it allocates new ones: right after the previous run
-# removed its store, each file created costs the kernel far more (seen: 9% of all CPU
-# time in the inode search), which is not what taking in a drive costs.
-SETTLE_S = 35
+# ext4 without a journal (as on this machine) will not reuse an inode freed in the last
+# 60 s (RECENTCY_MIN in fs/ext4/ialloc.c; 6 minutes while its inode table block is still
+# dirty, hence the sync after the clean-up): it looks up and skips each such inode for
+# every file it creates. Right after the previous run removed its store (4,000+ inodes),
+# creating a file cost ~0.55 ms of CPU instead of ~0.09 ms (seen here), which is not what
+# taking in a drive costs.
+SETTLE_S = 65
 
 
 def settle() -> None:
