@@ -23,7 +23,7 @@ from typing import Any
 import PIL
 from PIL import Image
 
-from evidence.storage import CHUNK, EvidenceStorage, derivative_key, original_key
+from evidence.originals import CHUNK, WriteOnceStore, derivative_key, original_key
 
 from .payload import IntakeResult, SourceFile, Thumbnail
 
@@ -244,7 +244,7 @@ def encode_jpeg(img: Image.Image, quality: int) -> bytes:
     return out.getvalue()
 
 
-def decode_image(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> None:
+def decode_image(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error", Image.DecompressionBombWarning)
         img = Image.open(io.BytesIO(data), formats=PIL_FORMATS)  # reads the header only
@@ -301,7 +301,7 @@ def _background() -> ThreadPoolExecutor:
 
 
 def _read_and_store(
-    source: SourceFile, storage: EvidenceStorage, result: IntakeResult, extra: tuple[str, ...]
+    source: SourceFile, storage: WriteOnceStore, result: IntakeResult, extra: tuple[str, ...]
 ) -> tuple[bytes, Future[bool] | None]:
     """Read the file once. A small file is hashed in memory and stored by a background
     thread (its fsync overlaps the decode); a large one streams through the hash."""
@@ -324,7 +324,7 @@ def _read_and_store(
     return written.head, None
 
 
-def _check_existing(storage: EvidenceStorage, result: IntakeResult) -> None:
+def _check_existing(storage: WriteOnceStore, result: IntakeResult) -> None:
     """These bytes were stored before: the stored copy must still be them."""
     if storage.verify_existing(result.storage_key, result.sha256):
         result.existing = "match"
@@ -340,7 +340,7 @@ WRITE_BEHIND = 64 << 20  # bytes of originals at most waiting for the writer thr
 
 
 def _start(
-    source: SourceFile, storage: EvidenceStorage, extra: tuple[str, ...]
+    source: SourceFile, storage: WriteOnceStore, extra: tuple[str, ...]
 ) -> tuple[IntakeResult, Future[bool] | None]:
     """Read, hash and describe one source; its original may still be being written."""
     result = IntakeResult(source=source, flags=[dict(code=c, reason=r) for c, r in source.flags])
@@ -356,7 +356,7 @@ def _start(
     return result, writer
 
 
-def _finish(result: IntakeResult, writer: Future[bool] | None, storage: EvidenceStorage) -> None:
+def _finish(result: IntakeResult, writer: Future[bool] | None, storage: WriteOnceStore) -> None:
     """Wait until the original is durably stored (or failed to be)."""
     if writer is None:
         return
@@ -374,7 +374,7 @@ def process_many(
 
     Each original's write and fsync overlap the next files' decoding; this returns only
     when every original is on disk (or has failed): nothing is reported stored before."""
-    storage = EvidenceStorage(root)
+    storage = WriteOnceStore(root)
     results: list[IntakeResult] = []
     behind: deque[tuple[IntakeResult, Future[bool]]] = deque()
     held = 0
@@ -393,7 +393,7 @@ def process_many(
     return results
 
 
-def _describe(data: bytes, result: IntakeResult, storage: EvidenceStorage) -> None:
+def _describe(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> None:
     """Type, metadata, thumbnail and perceptual hash. Problems become flags."""
     result.media_type = sniff(data[:4096])
     result.kind = kind_of(result.media_type)

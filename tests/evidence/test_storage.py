@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from evidence import storage
+from evidence import originals
 from evidence.intake import steps
 from evidence.intake.payload import SourceFile
 from evidence.intake.steps import process_many
+from evidence.originals import WriteOnceStore
 from evidence.storage import EvidenceStorage, original_key
 from tests.evidence.images import jpeg_bytes, write
 
@@ -39,7 +40,7 @@ def test_an_original_is_stored_byte_for_byte_read_only(tmp_path, size):
 def test_where_the_filesystem_refuses_direct_writes_the_bytes_are_the_same(
     tmp_path, monkeypatch, size
 ):
-    monkeypatch.setattr(storage, "_set_direct", lambda fd, on: not on)
+    monkeypatch.setattr(originals, "_set_direct", lambda fd, on: not on)
     data = os.urandom(size)
     assert _store(tmp_path, data)[1].read_bytes() == data
 
@@ -53,7 +54,7 @@ def test_a_direct_write_refused_half_way_is_written_again_whole(tmp_path, monkey
             raise OSError(22, "Invalid argument")
         return real_pwrite(fd, data[:8192] if len(calls) == 1 else data, offset)
 
-    monkeypatch.setattr(storage.os, "pwrite", flaky)
+    monkeypatch.setattr(originals.os, "pwrite", flaky)
     data = os.urandom(600_001)
     assert _store(tmp_path, data)[1].read_bytes() == data
     assert len(calls) > 2
@@ -76,13 +77,13 @@ def _sources(tmp_path: Path, n: int) -> tuple[list[SourceFile], list[bytes]]:
 
 
 def test_results_come_back_only_once_every_original_is_on_disk(tmp_path, monkeypatch):
-    real = EvidenceStorage.write_original_bytes
+    real = WriteOnceStore.write_original_bytes
 
     def slow(self, data, sha):
         time.sleep(0.2)  # a disk far slower than the decoding
         return real(self, data, sha)
 
-    monkeypatch.setattr(EvidenceStorage, "write_original_bytes", slow)
+    monkeypatch.setattr(WriteOnceStore, "write_original_bytes", slow)
     sources, datas = _sources(tmp_path, 4)
     results = process_many(sources, str(tmp_path / "store"))
     for result, data in zip(results, datas, strict=True):
@@ -93,14 +94,14 @@ def test_results_come_back_only_once_every_original_is_on_disk(tmp_path, monkeyp
 def test_a_failed_write_behind_is_reported_for_its_own_file(tmp_path, monkeypatch):
     sources, datas = _sources(tmp_path, 3)
     refused = hashlib.sha256(datas[1]).hexdigest()
-    real = EvidenceStorage.write_original_bytes
+    real = WriteOnceStore.write_original_bytes
 
     def full_disk(self, data, sha):
         if sha == refused:
             raise OSError(28, "No space left on device")
         return real(self, data, sha)
 
-    monkeypatch.setattr(EvidenceStorage, "write_original_bytes", full_disk)
+    monkeypatch.setattr(WriteOnceStore, "write_original_bytes", full_disk)
     monkeypatch.setattr(steps, "WRITE_BEHIND", 1)  # also: wait for each write at once
     results = process_many(sources, str(tmp_path / "store"))
     assert [r.stored for r in results] == [True, False, True]
@@ -111,7 +112,7 @@ def test_a_failed_write_behind_is_reported_for_its_own_file(tmp_path, monkeypatc
 def _record_syncs(monkeypatch, root: Path) -> list[tuple[str, object]]:
     """What was fsynced, in order: ("file", its mode then) or ("dir", path in the store)."""
     events: list[tuple[str, object]] = []
-    real_fsync, real_dir = os.fsync, storage._fsync_dir
+    real_fsync, real_dir = os.fsync, originals._fsync_dir
 
     def fsync(fd):
         mode = os.fstat(fd).st_mode
@@ -123,8 +124,8 @@ def _record_syncs(monkeypatch, root: Path) -> list[tuple[str, object]]:
         events.append(("dir", Path(path).relative_to(root).as_posix()))
         return real_dir(path)
 
-    monkeypatch.setattr(storage.os, "fsync", fsync)
-    monkeypatch.setattr(storage, "_fsync_dir", fsync_dir)
+    monkeypatch.setattr(originals.os, "fsync", fsync)
+    monkeypatch.setattr(originals, "_fsync_dir", fsync_dir)
     return events
 
 
