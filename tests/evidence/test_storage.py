@@ -153,7 +153,9 @@ def test_a_new_original_its_name_and_each_new_directory_are_made_durable(
     ]
 
 
-def test_into_directories_already_there_only_the_name_is_synced_again(tmp_path, monkeypatch):
+def test_a_new_directory_under_one_already_there_syncs_that_one_and_no_higher(
+    tmp_path, monkeypatch
+):
     store = EvidenceStorage(tmp_path)
     first = os.urandom(5000)
     sha = hashlib.sha256(first).hexdigest()
@@ -176,7 +178,7 @@ def test_into_directories_already_there_only_the_name_is_synced_again(tmp_path, 
 
 def test_a_temp_directory_removed_while_the_store_is_open_is_made_again(tmp_path):
     store = EvidenceStorage(tmp_path)
-    assert _store(tmp_path, b"first")[0]
-    (tmp_path / "tmp").rmdir()
+    assert store.write_original_bytes(b"first", hashlib.sha256(b"first").hexdigest())
+    (tmp_path / "tmp").rmdir()  # after this store has made it once
     data = os.urandom(5000)
     assert store.write_original_bytes(data, hashlib.sha256(data).hexdigest())
