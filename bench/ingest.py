@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import io
 import json
 import os
@@ -129,8 +130,12 @@ def floor_seconds(files: list[Path], jobs: int) -> tuple[float, float]:
     return hashed, time.perf_counter() - started
 
 
-def _tree_rss_kb(pid: int) -> int:
-    """Resident memory of a process and all its descendants, from /proc."""
+PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
+HAS_CHILDREN_LISTS = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists()
+
+
+def _descendants_by_walk(pid: int) -> list[int]:
+    """Every process under ``pid``, from the parent of each entry of /proc (~4 ms here)."""
     children: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -139,16 +144,39 @@ def _tree_rss_kb(pid: int) -> int:
             except (OSError, IndexError, ValueError):
                 continue
             children.setdefault(ppid, []).append(int(entry))
-    total, stack = 0, [pid]
+    found, stack = [], [pid]
     while stack:
         p = stack.pop()
+        found.append(p)
         stack.extend(children.get(p, []))
+    return found
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process under ``pid``, from each thread's list of children (~0.2 ms)."""
+    if not HAS_CHILDREN_LISTS:
+        return _descendants_by_walk(pid)
+    found, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        found.append(p)
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
+            for task in os.listdir(f"/proc/{p}/task"):
+                with contextlib.suppress(OSError):
+                    stack.extend(
+                        map(int, Path(f"/proc/{p}/task/{task}/children").read_text().split())
+                    )
         except OSError:
             pass
+    return found
+
+
+def _tree_rss_kb(pid: int) -> int:
+    """Resident memory of a process and all its descendants, from /proc."""
+    total = 0
+    for p in _descendants(pid):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            total += int(Path(f"/proc/{p}/statm").read_text().split()[1]) * PAGE_KB
     return total
 
 
@@ -181,7 +209,7 @@ def run_ingest(files_root: Path, jobs: int, workdir: Path) -> tuple[float, float
         nonlocal peak
         while not stop.is_set():
             peak = max(peak, _tree_rss_kb(proc.pid))
-            time.sleep(0.25)  # each sample walks /proc: a few ms of CPU taken from the ingest
+            time.sleep(0.25)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
