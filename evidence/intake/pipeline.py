@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import os
 import time
@@ -20,7 +19,7 @@ from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, file_sha256, iter_manifest, list_source
-from .steps import process_many, ready
+from .steps import process_many
 
 WRITE_AFTER = 2.0  # seconds between database transactions at most
 
@@ -40,26 +39,8 @@ class RunReport:
 PER_TASK = 8  # sources a worker takes at a time: their writes overlap their decoding
 
 
-@contextlib.contextmanager
-def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
-    """``jobs`` worker processes, each started at once and importing the steps while the
-    caller goes on (listing the source, opening the batch); None for a single job."""
-    if jobs <= 1:
-        yield None
-        return
-    # spawn: workers start clean (no inherited database connections or locks).
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for _ in range(jobs):  # a worker is spawned per call while none is idle
-            pool.submit(ready)
-        yield pool
-
-
 def _results(
-    sources: list[SourceFile],
-    jobs: int,
-    extra: tuple[str, ...],
-    pool: ProcessPoolExecutor | None = None,
+    sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
 ) -> Iterator[IntakeResult]:
     work = partial(process_many, root=_storage_root(), extra_digests=extra)
     tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
@@ -67,9 +48,9 @@ def _results(
         for task in tasks:
             yield from work(task)
         return
-    with contextlib.ExitStack() as stack:
-        if pool is None:
-            pool = stack.enter_context(worker_pool(jobs))
+    # spawn: workers start clean (no inherited database connections or locks).
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         for results in pool.map(work, tasks):
             yield from results
 
@@ -86,11 +67,8 @@ def run_intake(
     jobs: int | None = None,
     custodian_manifest: Path | None = None,
     progress: Callable[[int, int, float], None] | None = None,
-    pool: ProcessPoolExecutor | None = None,
 ) -> RunReport:
-    """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
-
-    ``pool``: workers already started (see ``worker_pool``); else they start here."""
+    """Take in every source of ``listing`` not yet in ``batch``; resumable at any point."""
     if not services.claim_batch(batch):
         raise RuntimeError(f"batch {batch.pk} is being taken in by {batch.claimed_by}")
     jobs = jobs or os.cpu_count() or 1
@@ -125,7 +103,7 @@ def run_intake(
         last_write = time.monotonic()
         services.refresh_batch_counts(batch, problems, len(listing.files) + len(listing.problems))
 
-    for n, result in enumerate(_results(todo, jobs, extra, pool), 1):
+    for n, result in enumerate(_results(todo, jobs, extra), 1):
         chunk.append(result)
         if len(chunk) >= settings.INTAKE_CHUNK or time.monotonic() - last_write > WRITE_AFTER:
             flush()
@@ -161,38 +139,35 @@ def ingest_path(
     new_batch: bool = False,
 ) -> RunReport:
     """The command-line entry point: a folder tree or a ZIP (resumes an earlier run)."""
-    jobs = jobs or os.cpu_count() or 1
-    with worker_pool(jobs) as pool:  # the workers start up while the source is listed
-        source_root = str(path.resolve())
-        evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
-        listing = list_source(path, evidence_storage().root)
-        batch = (
-            None
-            if new_batch
-            else services.find_resumable_batch(
-                case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
-            )
+    source_root = str(path.resolve())
+    evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
+    listing = list_source(path, evidence_storage().root)
+    batch = (
+        None
+        if new_batch
+        else services.find_resumable_batch(
+            case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
         )
-        if batch is None:
-            source_sha256, source_size = "", None
-            if path.is_file():  # the archive or file as handed over: its own hash, first
-                source_sha256, source_size = file_sha256(path)
-            batch = services.create_batch(
-                source_sha256=source_sha256,
-                source_size=source_size,
-                actor=actor,
-                case=case,
-                source_root=source_root,
-                acquired_from=acquired_from,
-                medium=medium,
-                method=method or "copied from the medium",
-            )
-        return run_intake(
+    )
+    if batch is None:
+        source_sha256, source_size = "", None
+        if path.is_file():  # the archive or file as handed over: its own hash, first
+            source_sha256, source_size = file_sha256(path)
+        batch = services.create_batch(
+            source_sha256=source_sha256,
+            source_size=source_size,
             actor=actor,
-            batch=batch,
-            listing=listing,
-            jobs=jobs,
-            custodian_manifest=custodian_manifest,
-            progress=progress,
-            pool=pool,
+            case=case,
+            source_root=source_root,
+            acquired_from=acquired_from,
+            medium=medium,
+            method=method or "copied from the medium",
         )
+    return run_intake(
+        actor=actor,
+        batch=batch,
+        listing=listing,
+        jobs=jobs,
+        custodian_manifest=custodian_manifest,
+        progress=progress,
+    )

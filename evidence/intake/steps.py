@@ -367,11 +367,6 @@ def _finish(result: IntakeResult, writer: Future[bool] | None, storage: WriteOnc
         result.error = f"{type(exc).__name__}: {exc}"
 
 
-def ready() -> int:
-    """Nothing: a call that makes a new worker process import this module."""
-    return os.getpid()
-
-
 def process_many(
     sources: list[SourceFile], root: str, extra_digests: tuple[str, ...] = ()
 ) -> list[IntakeResult]:

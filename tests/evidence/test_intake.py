@@ -149,30 +149,6 @@ def test_parallel_workers_give_the_same_result(tmp_path, ingest):
     assert got == {name: sha256(blob) for name, blob in data.items()}
 
 
-def test_the_workers_are_started_before_the_source_is_listed(tmp_path, ingest, monkeypatch):
-    """They start up (a new interpreter each, importing Pillow) while the coordinator lists
-    the medium and opens the batch, instead of after it."""
-    import multiprocessing
-
-    from evidence.intake import pipeline
-
-    running_while_listing = []
-
-    def list_source(*args):
-        running_while_listing.append(len(multiprocessing.active_children()))
-        return real_list_source(*args)
-
-    real_list_source = pipeline.list_source
-    monkeypatch.setattr(pipeline, "list_source", list_source)
-    for n in range(5):
-        write(tmp_path / "m" / f"{n}.jpg", jpeg_bytes(40 + n))
-    code, out, err = ingest(tmp_path / "m", "--json", jobs=2)
-    assert code == 0, err
-    assert running_while_listing == [2]
-    assert json.loads(out)["stored"] == 5
-    assert multiprocessing.active_children() == []  # and all gone when the ingest ends
-
-
 # --- bad input ---------------------------------------------------------------------------
 
 
