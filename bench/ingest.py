@@ -1,6 +1,6 @@
 """Benchmark `manage.py ingest` against the floor measured on the same files, same run.
 
-    python bench/ingest.py [--count 2000] [--jobs N] [--keep]
+    .venv/bin/python bench/ingest.py [--count 2000] [--jobs N] [--keep]
 
 Generates (once, cached under var/bench/) a deterministic corpus of JPEGs with EXIF —
 mostly 1600x1200, every tenth 4000x3000, 0.3-1.5 MB, with a camera-like texture — then:
