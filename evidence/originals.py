@@ -85,31 +85,27 @@ def _set_direct(fd: int, on: bool) -> bool:
 
 
 def _write_durably(fd: int, data: bytes) -> None:
-    """Write ``data`` into the empty file ``fd`` and fsync it: on return it is on disk."""
+    """Write ``data`` into the empty file ``fd`` and fsync it: on return it is on disk.
+
+    The whole 4 KiB blocks go straight to the disk, the last partial one (if any) through
+    the page cache. Padding that block for a direct write and truncating the padding
+    afterwards would make the filesystem read it back from the disk to zero its tail."""
     size = len(data)
-    if size >= _ALIGN and _set_direct(fd, True):
-        padded = -(-size // _ALIGN) * _ALIGN
-        buf = _aligned_buffer(padded)
-        buf[:size] = data
-        buf[size:padded] = bytes(padded - size)
-        view = memoryview(buf)
+    aligned = size - size % _ALIGN
+    done = 0
+    if aligned and _set_direct(fd, True):
+        buf = _aligned_buffer(aligned)
         try:
-            done = 0
-            while done < padded:
-                done += os.pwrite(fd, view[done:padded], done)
-            direct = True
+            with memoryview(data) as source, memoryview(buf) as view:
+                view[:aligned] = source[:aligned]
+                while done < aligned:
+                    done += os.pwrite(fd, view[done:aligned], done)
         except OSError:  # refused after all (alignment, filesystem): write it as usual
-            direct = False
+            os.ftruncate(fd, 0)
+            done = 0
         finally:
-            view.release()
             if not _set_direct(fd, False):
                 raise OSError("could not leave O_DIRECT mode")
-        if direct:
-            os.ftruncate(fd, size)  # the padding goes; the file holds exactly the data
-            os.fsync(fd)
-            return
-    os.ftruncate(fd, 0)
-    done = 0
     with memoryview(data) as view:
         while done < size:
             done += os.pwrite(fd, view[done:], done)

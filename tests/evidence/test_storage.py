@@ -45,6 +45,33 @@ def test_where_the_filesystem_refuses_direct_writes_the_bytes_are_the_same(
     assert _store(tmp_path, data)[1].read_bytes() == data
 
 
+def _takes_direct_writes(directory: Path) -> bool:
+    try:
+        fd = os.open(directory / "probe", os.O_WRONLY | os.O_CREAT | os.O_DIRECT, 0o600)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def _disk_bytes_read() -> int:
+    with Path("/proc/self/io").open() as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("read_bytes:"))
+
+
+def test_storing_an_original_reads_nothing_back_from_the_disk(tmp_path):
+    """Its last partial block is not padded, written direct and truncated: that made the
+    filesystem read the block back from the disk for every original."""
+    if not Path("/proc/self/io").exists() or not _takes_direct_writes(tmp_path):
+        pytest.skip("needs direct writes and /proc/self/io")
+    _store(tmp_path, os.urandom(5000))  # the first opens what every store call needs
+    datas = [os.urandom(600_001 + n) for n in range(8)]
+    before = _disk_bytes_read()
+    paths = [_store(tmp_path, data)[1] for data in datas]
+    assert _disk_bytes_read() == before
+    assert [path.read_bytes() for path in paths] == datas
+
+
 def test_a_direct_write_refused_half_way_is_written_again_whole(tmp_path, monkeypatch):
     real_pwrite, calls = os.pwrite, []
 
