@@ -211,6 +211,45 @@ def can(user: User | None, action: str, obj: Any = None) -> bool:
     return role is not None and action in ROLE_ACTIONS[role]
 
 
+def may_reveal_identity(user: User | None, person: Any, case: Case) -> bool:
+    """May ``user`` see who ``person`` is, in ``case``? Need to know, by protection level.
+
+    Standard: every role allowed to reveal identities in the case. High: of those, the
+    case lead, whoever registered the person, and the interviewers of their testimony in
+    this case. Critical: the case lead and whoever registered the person, no one else.
+    """
+    if not can(user, Action.REVEAL_IDENTITY, case):
+        return False
+    return reveal_refusal(user, person, case) is None
+
+
+def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:
+    """Why the person's protection level keeps their identity from ``user`` (else None),
+    for someone whose role allows revealing identities in ``case``."""
+    from people.models import Person, Testimony
+
+    level = person.protection_level
+    if level == Person.Protection.STANDARD:
+        return None
+    if role_in(user, case) == Role.LEAD or person.created_by_id == user.pk:
+        return None
+    if level == Person.Protection.HIGH:
+        if Testimony.objects.filter(case=case, witness=person, interviewers=user).exists():
+            return None
+        return str(
+            _(
+                "High protection: only the case lead, whoever registered this person and "
+                "the interviewers of their testimony may reveal the identity."
+            )
+        )
+    return str(
+        _(
+            "Critical protection: only the case lead and whoever registered this person "
+            "may reveal the identity."
+        )
+    )
+
+
 def get_case_for_user(user: User | None, reference: str, action: str = Action.VIEW_CASE) -> Case:
     """The case with this reference if ``user`` may do ``action`` on it; 404 otherwise.
 

@@ -14,7 +14,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, can
+from casefiles.access import Action, can, reveal_refusal
 from casefiles.models import Case
 
 from . import crypto
@@ -160,11 +160,13 @@ def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> I
     The entry is written before anything is returned: no reveal without its trace.
     """
     _require(actor, Action.REVEAL_IDENTITY, case)
+    if not CaseRole.objects.filter(person=person, case=case).exists():
+        raise PermissionDenied("person has no role in this case")
+    if refusal := reveal_refusal(actor, person, case):
+        raise PermissionDenied(refusal)
     reason = reason.strip()
     if len(reason) < 5:
         raise ValidationError(_("State why you need to see this identity."))
-    if not CaseRole.objects.filter(person=person, case=case).exists():
-        raise PermissionDenied("person has no role in this case")
     with transaction.atomic():
         audit.record(
             actor, "people.reveal_identity", target=person, case=case, reason=reason[:1000]
@@ -177,24 +179,28 @@ def find_people_by_name(*, actor: Any, case: Case, name: str) -> list[Person]:
 
     Compares keyed digests of normalised names: nothing is decrypted. Only this case is
     searched, where the actor may reveal identities: a match in another case would tell
-    who someone is there without that case's permission or audit trail. Audited without
-    the name, since a match tells who someone is.
+    who someone is there without that case's permission or audit trail; and only people
+    whose identity the actor may reveal are returned. Audited without the name, since a
+    match tells who someone is.
     """
     _require(actor, Action.REVEAL_IDENTITY, case)
     digest = crypto.blind_index(name)
     if not digest:
         return []
-    found = list(
+    matched = list(
         Person.objects.visible_to(actor)
         .filter(case_roles__case=case, name_digests__digest=digest)
         .distinct()
     )
+    # A match names who someone is: not for those their protection level keeps it from.
+    found = [p for p in matched if reveal_refusal(actor, p, case) is None]
     with transaction.atomic():
         audit.record(
             actor,
             "people.name_lookup",
             case=case,
             matches=[p.code for p in found],
+            withheld=len(matched) - len(found),
         )
     return found
 

@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, can, get_case_for_user
+from casefiles.access import Action, can, get_case_for_user, reveal_refusal
 from casefiles.exports import csv_cell
 
 from . import services
@@ -186,7 +186,7 @@ def person_create(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
-def _person_page(request, case, person, identity=None, reveal_form=None):
+def _person_page(request, case, person, identity=None, reveal_form=None, status=200):
     relations = (
         Relation.objects.visible_to(request.user)
         .filter(Q(person=person) | Q(other=person), case=case)
@@ -200,7 +200,10 @@ def _person_page(request, case, person, identity=None, reveal_form=None):
     )
     for consent in consents:
         consent.in_force = services.consent_in_force(consent) if consent.kind == "grant" else []
-    can_reveal = can(request.user, Action.REVEAL_IDENTITY, case)
+    # The role allows revealing identities; the person's protection level may still not.
+    role_may_reveal = can(request.user, Action.REVEAL_IDENTITY, case)
+    refusal = reveal_refusal(request.user, person, case) if role_may_reveal else None
+    can_reveal = role_may_reveal and refusal is None
     return render(
         request,
         "people/person_detail.html",
@@ -215,10 +218,12 @@ def _person_page(request, case, person, identity=None, reveal_form=None):
             ),
             "identity": identity,
             "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
+            "reveal_refusal": refusal,
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
             "can_consent": can(request.user, Action.ADD_TESTIMONY, case),
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
+        status=status,
     )
 
 
@@ -231,6 +236,9 @@ def person_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
 def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     """Show the identity in this one response, once the stated reason is audited."""
     case, person = _person(request, ref, code, Action.REVEAL_IDENTITY)
+    if reveal_refusal(request.user, person, case):
+        audit.record(request.user, "people.reveal_refused", target=person, case=case)
+        return _person_page(request, case, person, status=403)
     form = RevealForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:

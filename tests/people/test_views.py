@@ -261,7 +261,7 @@ def test_the_name_lookup_finds_spelling_variants_for_investigators(client, cast,
     assert response.context["matches"] == [witness]
     assert witness.get_absolute_url().encode() in response.content
     entry = AuditEntry.objects.get(action="people.name_lookup")
-    assert entry.details == {"matches": [witness.code]}
+    assert entry.details == {"matches": [witness.code], "withheld": 0}
 
 
 def test_the_csv_download_has_codes_and_no_identity(client, cast, world):
