@@ -164,6 +164,16 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+def _enrolment_code_page(request, subject, code, expires_at, reset=False) -> HttpResponse:
+    """The code, once, in this response alone: never in a message (a cookie) or a URL.
+    (Every page of the app is sent ``Cache-Control: no-store``.)"""
+    return render(
+        request,
+        "casefiles/enrolment_code_issued.html",
+        {"subject": subject, "code": code, "expires_at": expires_at, "reset": reset},
+    )
+
+
 @require_POST
 def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     _require_admin(request)
@@ -176,8 +186,13 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             services.deactivate_user(actor=request.user, user=subject)
             messages.success(request, _("The account was deactivated; its history is kept."))
         elif action == "reset-2fa":
-            services.reset_second_factor(actor=request.user, user=subject)
-            messages.success(request, _("The user will set up a new second factor."))
+            code, expires_at = services.reset_second_factor(actor=request.user, user=subject)
+            return _enrolment_code_page(request, subject, code, expires_at, reset=True)
+        elif action == "enrolment-code":
+            if twofactor.has_confirmed_device(subject):
+                raise ValidationError(_("This user has a second factor; reset it first."))
+            code, expires_at = services.issue_enrolment_code(actor=request.user, user=subject)
+            return _enrolment_code_page(request, subject, code, expires_at)
         else:
             raise Http404
     except ValidationError as exc:

@@ -110,12 +110,7 @@ def login_verify(request: HttpRequest) -> HttpResponse:
         if device is not None:
             _finish(request, pending, user, device)
             return redirect(pending["next"])
-        pending["tries"] += 1
-        request.session[PENDING] = pending
-        audit.record(None, "auth.second_factor_failed", target=user, tries=pending["tries"])
-        if pending["tries"] >= _MAX_CODE_ATTEMPTS:
-            request.session.pop(PENDING, None)
-            messages.error(request, _("Too many wrong codes. Sign in again."))
+        if _wrong_code(request, pending, user, "auth.second_factor_failed"):
             return redirect("login")
         form.add_error("code", _("The code is wrong or has been used."))
     return render(
@@ -125,7 +120,42 @@ def login_verify(request: HttpRequest) -> HttpResponse:
     )
 
 
+def _wrong_code(request: HttpRequest, pending: dict, user: Any, action: str) -> bool:
+    """Count a wrong code against this sign-in; True when it has had too many."""
+    pending["tries"] += 1
+    request.session[PENDING] = pending
+    audit.record(None, action, target=user, tries=pending["tries"])
+    if pending["tries"] >= _MAX_CODE_ATTEMPTS:
+        request.session.pop(PENDING, None)
+        messages.error(request, _("Too many wrong codes. Sign in again."))
+        return True
+    return False
+
+
+def _enrolment_code(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
+    """Before any key is made or shown: the one-time code an admin handed over."""
+    form = CodeForm(request.POST or None)
+    form.fields["code"].label = _("Enrolment code")
+    if request.method == "POST" and form.is_valid():
+        found = services.find_enrolment_code(user, form.cleaned_data["code"])
+        if found is not None:
+            pending["enrolment_code"] = found.pk
+            request.session[PENDING] = pending
+            return redirect("login_verify")
+        if _wrong_code(request, pending, user, "auth.enrolment_code_failed"):
+            return redirect("login")
+        form.add_error("code", _("This enrolment code is wrong, used or expired."))
+    return render(
+        request,
+        "registration/enrolment_code.html",
+        {"form": form},
+        status=400 if form.errors else 200,
+    )
+
+
 def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
+    if not pending.get("enrolment_code"):
+        return _enrolment_code(request, pending, user)
     device = services.start_totp_enrolment(user=user, device_id=pending.get("device"))
     if pending.get("device") != device.pk:
         pending["device"] = device.pk
@@ -134,8 +164,16 @@ def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             codes = services.confirm_totp_device(
-                user=user, device=device, code=form.cleaned_data["code"]
+                user=user,
+                device=device,
+                code=form.cleaned_data["code"],
+                enrolment_code=pending["enrolment_code"],
             )
+        except services.EnrolmentCodeSpent as exc:
+            pending.pop("enrolment_code")
+            request.session[PENDING] = pending
+            messages.error(request, " ".join(exc.messages))
+            return redirect("login_verify")
         except ValidationError as exc:
             form.add_error("code", exc)
         else:

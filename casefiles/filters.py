@@ -23,6 +23,8 @@ AUDIT_ACTIONS: dict[str, str] = {
     "auth.second_factor_failed": _("Wrong second-factor code"),
     "auth.2fa_enrol": _("Second factor set up"),
     "auth.2fa_reset": _("Second factor reset"),
+    "auth.enrolment_code_issue": _("Enrolment code issued"),
+    "auth.enrolment_code_failed": _("Wrong enrolment code"),
     "auth.backup_codes_renew": _("Backup codes renewed"),
     "auth.session_end": _("Session ended"),
     "auth.sessions_end": _("Signed out everywhere"),

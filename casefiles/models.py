@@ -242,3 +242,28 @@ class AuditCheckpoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.origin} #{self.size}"
+
+
+class EnrolmentCode(models.Model):
+    """A one-time code an admin hands to a user, without which a password alone cannot set
+    up the account's first second factor, or its next one after a reset.
+
+    Only a digest is kept; the code itself is shown once, to whoever issued it.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64, unique=True)
+    issued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    issued_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-issued_at"]
+        verbose_name = _("enrolment code")
+        verbose_name_plural = _("enrolment codes")
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.issued_at:%Y-%m-%d %H:%M}"

@@ -5,8 +5,10 @@ One function per write, audited in its transaction."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
-from datetime import datetime
+import secrets
+from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
 
@@ -20,7 +22,14 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, audit, checkpoints, timestamps, twofactor
-from .models import AccessRequest, AuditCheckpoint, Case, Membership, UserSession
+from .models import (
+    AccessRequest,
+    AuditCheckpoint,
+    Case,
+    EnrolmentCode,
+    Membership,
+    UserSession,
+)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -186,6 +195,43 @@ def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevi
     return device
 
 
+# No 0/O, 1/I/L: read aloud or copied from paper without doubt. 16 of 31 signs: 79 bits.
+_ENROLMENT_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+
+def _enrolment_digest(code: str) -> str:
+    return hashlib.sha256(re.sub(r"[\s-]+", "", code or "").upper().encode()).hexdigest()
+
+
+def issue_enrolment_code(*, actor: Any, user: Any) -> tuple[str, datetime]:
+    """A new one-time code with which ``user`` may set up a second factor; any earlier
+    unused one stops working. Returns the code (shown once, never stored) and its expiry.
+    """
+    code = "-".join(
+        "".join(secrets.choice(_ENROLMENT_ALPHABET) for _ in range(4)) for _ in range(4)
+    )
+    expires_at = timezone.now() + timedelta(hours=settings.ATHAR_ENROLMENT_CODE_HOURS)
+    with transaction.atomic():
+        EnrolmentCode.objects.filter(user=user, used_at__isnull=True).delete()
+        EnrolmentCode.objects.create(
+            user=user, digest=_enrolment_digest(code), issued_by=actor, expires_at=expires_at
+        )
+        audit.record(
+            actor, "auth.enrolment_code_issue", target=user, expires_at=expires_at.isoformat()
+        )
+    return code, expires_at
+
+
+def find_enrolment_code(user: Any, code: str) -> EnrolmentCode | None:
+    """The unused, unexpired enrolment code of ``user`` that ``code`` is, or None."""
+    return EnrolmentCode.objects.filter(
+        user=user,
+        digest=_enrolment_digest(code),
+        used_at__isnull=True,
+        expires_at__gt=timezone.now(),
+    ).first()
+
+
 def _new_backup_codes(user: Any) -> list[str]:
     StaticDevice.objects.filter(user=user).delete()
     device = StaticDevice.objects.create(user=user, name=twofactor.BACKUP_DEVICE_NAME)
@@ -194,14 +240,31 @@ def _new_backup_codes(user: Any) -> list[str]:
     return codes
 
 
-def confirm_totp_device(*, user: Any, device: TOTPDevice, code: str) -> list[str]:
-    """Confirm an authenticator app with a code it shows; returns fresh backup codes."""
+class EnrolmentCodeSpent(ValidationError):
+    """The enrolment code was used or replaced since it was entered, or it expired."""
+
+
+def confirm_totp_device(
+    *, user: Any, device: TOTPDevice, code: str, enrolment_code: int
+) -> list[str]:
+    """Confirm an authenticator app with a code it shows; returns fresh backup codes.
+
+    ``enrolment_code``, the id of the one the user entered, is spent in the same
+    transaction: the device is confirmed only if it was still unused and unexpired.
+    """
     if device.user_id != user.pk or device.confirmed:
         raise ValidationError(_("This enrolment is no longer valid; start again."))
     with transaction.atomic():
         device = TOTPDevice.objects.select_for_update().get(pk=device.pk)
         if not device.verify_token(re.sub(r"\s+", "", code or "")):
             raise ValidationError(_("The code is wrong or has expired."))
+        spent = EnrolmentCode.objects.filter(
+            pk=enrolment_code, user=user, used_at__isnull=True, expires_at__gt=timezone.now()
+        ).update(used_at=timezone.now())
+        if spent != 1:
+            raise EnrolmentCodeSpent(
+                _("The enrolment code is no longer valid; ask an admin for a new one.")
+            )
         device.confirmed = True
         device.save(update_fields=["confirmed"])
         codes = _new_backup_codes(user)
@@ -217,14 +280,16 @@ def regenerate_backup_codes(*, user: Any) -> list[str]:
     return codes
 
 
-def reset_second_factor(*, actor: Any, user: Any) -> None:
-    """An admin removes a user's devices (lost phone): they enrol again at next sign-in."""
+def reset_second_factor(*, actor: Any, user: Any) -> tuple[str, datetime]:
+    """An admin removes a user's devices (lost phone). The user sets up a new one at their
+    next sign-in with the enrolment code returned here, which the admin hands over."""
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
         WebAuthnCredential.objects.filter(user=user).delete()
         _end_sessions(user)
         audit.record(actor, "auth.2fa_reset", target=user)
+        return issue_enrolment_code(actor=actor, user=user)
 
 
 # Sessions ----------------------------------------------------------------------------

@@ -261,6 +261,9 @@ OTP_WEBAUTHN_ALLOWED_ORIGINS = _env_list("ATHAR_WEBAUTHN_ORIGINS") or (
 ATHAR_REVEAL_NEEDS_SECURITY_KEY = os.environ.get("ATHAR_REVEAL_NEEDS_SECURITY_KEY") == "1"
 # A password step counts for this long before the second factor must follow (seconds).
 ATHAR_2FA_PENDING_SECONDS = 300
+# Setting up a second factor (first sign-in, or after a reset) needs a one-time code that
+# an admin issues and hands over apart from the password; it works for this long.
+ATHAR_ENROLMENT_CODE_HOURS = int(os.environ.get("ATHAR_ENROLMENT_CODE_HOURS", "72"))
 
 # Lockout ---------------------------------------------------------------------------
 # Lock the pair (username, address), never the username alone: a flood of guesses from

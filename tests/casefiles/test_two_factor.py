@@ -1,12 +1,18 @@
 """Two-factor sign-in through the real forms: password, then a TOTP or backup code."""
 
+import io
 import re
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from casefiles.models import AuditEntry
+from casefiles import services
+from casefiles.models import AuditEntry, EnrolmentCode
+from tests.conftest import VerifiedClient
 from tests.factories import TEST_PASSWORD, UserFactory, totp_code, totp_device
 
 pytestmark = pytest.mark.django_db
@@ -88,12 +94,19 @@ def test_too_many_wrong_codes_send_back_to_the_password(browser, cast):
     assert browser.get(reverse("login_verify")).status_code == 302
 
 
+def _enrolment_code(user, actor=None):
+    from casefiles import services
+
+    return services.issue_enrolment_code(actor=actor, user=user)[0]
+
+
 def test_first_sign_in_enrols_an_app_shows_a_qr_code_and_backup_codes_that_work_once(browser, cast):
+    code = _enrolment_code(cast.observer, cast.admin)
     _password(browser, "observer")
+    browser.post(reverse("login_verify"), {"code": code.lower().replace("-", " ")})
     page = browser.get(reverse("login_verify"))
     html = page.content.decode()
     assert "<svg" in html and "<script" not in html and "style=" not in html
-    from django_otp.plugins.otp_totp.models import TOTPDevice
 
     device = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
     response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
@@ -154,27 +167,104 @@ def test_demo_mode_is_refused_in_production(tmp_path):
     assert "ATHAR_DEMO_MODE" in result.stderr
 
 
-def test_an_admin_reset_makes_the_user_enrol_again(browser, cast):
-    from casefiles import services
-
+def test_an_admin_reset_makes_the_user_enrol_again_with_the_code_shown_to_the_admin(browser, cast):
     device = totp_device(cast.lawyer)
-    services.reset_second_factor(actor=cast.admin, user=cast.lawyer)
+    admin = VerifiedClient()
+    admin.force_login(cast.admin)
+    page = admin.post(reverse("manage_user_action", args=[cast.lawyer.pk, "reset-2fa"]))
+    assert page.status_code == 200 and "no-store" in page["Cache-Control"]
+    code = re.search(r"<code dir=\"ltr\">([A-Z0-9-]+)</code>", page.content.decode())[1]
+    assert not EnrolmentCode.objects.filter(digest__contains=code.replace("-", "")).exists()
+
     _password(browser, "lawyer")
     response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
-    assert "<svg" in response.content.decode()  # the enrolment page, not a sign-in
+    assert "<svg" not in response.content.decode()  # the old app opens nothing...
+    assert not _signed_in(browser)
+    browser.post(reverse("login_verify"), {"code": code})
+    enrol = browser.get(reverse("login_verify")).content.decode()
+    assert "<svg" in enrol  # ...the code from the admin opens the enrolment
+    new = TOTPDevice.objects.get(user=cast.lawyer, confirmed=False)
+    assert browser.post(reverse("login_verify"), {"code": totp_code(new)}).status_code == 200
+    assert _signed_in(browser)
+    assert EnrolmentCode.objects.get(user=cast.lawyer).used_at is not None
+
+
+def test_a_password_alone_cannot_set_up_a_second_factor(browser, cast):
+    _password(browser, "observer")
+    page = browser.get(reverse("login_verify"))
+    assert "enrolment code" in page.content.decode() and "<svg" not in page.content.decode()
+    assert not TOTPDevice.objects.filter(user=cast.observer).exists()  # no key made or shown
+    for _ in range(5):
+        response = browser.post(reverse("login_verify"), {"code": "ABCD-EFGH-JKMN-PQRS"})
+        assert not TOTPDevice.objects.filter(user=cast.observer).exists()
+    assert response.status_code == 302 and response["Location"] == reverse("login")
+    failed = AuditEntry.objects.filter(
+        action="auth.enrolment_code_failed", target_id=str(cast.observer.pk)
+    )
+    assert failed.count() == 5
     assert not _signed_in(browser)
 
 
-def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(browser, cast):
-    # Someone who knows the password opens the enrolment page and notes the key...
+def test_an_enrolment_code_works_once_and_not_after_it_expires(browser, cast, settings):
+    code = _enrolment_code(cast.observer)
     _password(browser, "observer")
+    browser.post(reverse("login_verify"), {"code": code})
+    browser.get(reverse("login_verify"))  # the enrolment page, with its new key
+    device = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    browser.post(reverse("login_verify"), {"code": totp_code(device)})
+    assert _signed_in(browser)
+    services.reset_second_factor(actor=cast.admin, user=cast.observer)  # a new code, unused
+    again = Client()
+    _password(again, "observer")
+    response = again.post(reverse("login_verify"), {"code": code})
+    assert response.status_code == 400 and "wrong, used or expired" in response.content.decode()
+
+    fresh = _enrolment_code(cast.observer)
+    EnrolmentCode.objects.filter(used_at__isnull=True).update(expires_at=timezone.now())
+    assert again.post(reverse("login_verify"), {"code": fresh}).status_code == 400
+
+
+def test_an_enrolment_code_spent_elsewhere_meanwhile_confirms_no_device(browser, cast):
+    code = _enrolment_code(cast.observer)
+    _password(browser, "observer")
+    browser.post(reverse("login_verify"), {"code": code})
+    browser.get(reverse("login_verify"))  # the enrolment page, with its new key
+    device = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
+    _enrolment_code(cast.observer)  # an admin issued a new one: the first stops working
+    response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
+    assert response.status_code == 302 and response["Location"] == reverse("login_verify")
+    assert not TOTPDevice.objects.filter(user=cast.observer, confirmed=True).exists()
+    assert not _signed_in(browser)
+
+
+def test_the_first_admin_gets_an_enrolment_code_from_the_command_line(browser, cast):
+    out, err = io.StringIO(), io.StringIO()
+    call_command("enrolment_code", "observer", stdout=out, stderr=err)
+    code = out.getvalue().strip()
+    assert re.fullmatch(r"([A-HJKMNP-Z2-9]{4}-){3}[A-HJKMNP-Z2-9]{4}", code)
+    assert "Works once" in err.getvalue()
+    entry = AuditEntry.objects.get(action="auth.enrolment_code_issue")
+    assert entry.actor is None and code not in str(entry.details)
+    _password(browser, "observer")
+    browser.post(reverse("login_verify"), {"code": code})
+    assert "<svg" in browser.get(reverse("login_verify")).content.decode()
+    totp_device(cast.lawyer)
+    with pytest.raises(CommandError, match="has a second factor"):
+        call_command("enrolment_code", "lawyer")
+
+
+def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(browser, cast):
+    # Someone who knows the password and saw the enrolment code notes the key...
+    code = _enrolment_code(cast.observer)
+    _password(browser, "observer")
+    browser.post(reverse("login_verify"), {"code": code})
     browser.get(reverse("login_verify"))
-    from django_otp.plugins.otp_totp.models import TOTPDevice
 
     seen = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
     # ...then the user signs in and enrols with a key of their own.
     user = Client()
     _password(user, "observer")
+    user.post(reverse("login_verify"), {"code": code})
     user.get(reverse("login_verify"))
     own = TOTPDevice.objects.get(user=cast.observer, confirmed=False)
     assert own.key != seen.key
@@ -185,3 +275,18 @@ def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(brows
     _password(third, "observer")
     assert third.post(reverse("login_verify"), {"code": totp_code(seen)}).status_code == 200
     assert not _signed_in(third)
+
+
+def test_an_admin_issues_an_enrolment_code_to_a_user_without_a_second_factor(cast):
+    admin = VerifiedClient()
+    admin.force_login(cast.admin)
+    page = admin.get(reverse("manage_user", args=[cast.observer.pk])).content.decode()
+    assert "Issue an enrolment code" in page and "Reset second factor" not in page
+    issued = admin.post(reverse("manage_user_action", args=[cast.observer.pk, "enrolment-code"]))
+    assert re.search(r"<code dir=\"ltr\">[A-Z0-9-]{19}</code>", issued.content.decode())
+    assert EnrolmentCode.objects.get(user=cast.observer).issued_by == cast.admin
+
+    totp_device(cast.lawyer)
+    refused = admin.post(reverse("manage_user_action", args=[cast.lawyer.pk, "enrolment-code"]))
+    assert refused.status_code == 302
+    assert not EnrolmentCode.objects.filter(user=cast.lawyer).exists()

@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
@@ -35,9 +35,10 @@ def _register(cast, level):
 
 
 def _reveal(cast, user, person):
-    return services.reveal_identity(
-        actor=user, case=cast.case, person=person, reason="checking the spelling for court"
-    )
+    with translation.override("en"):  # the refusal is in the language of the request
+        return services.reveal_identity(
+            actor=user, case=cast.case, person=person, reason="checking the spelling for court"
+        )
 
 
 def _reveals(person):
