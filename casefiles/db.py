@@ -4,9 +4,16 @@ Used from migrations through the ``AppendOnly`` operation, for audit entries now
 custody events and testimony versions later. PostgreSQL refuses UPDATE, DELETE and
 TRUNCATE (row triggers do not fire on TRUNCATE, hence the statement trigger); SQLite
 refuses UPDATE and DELETE with ``RAISE(ABORT, ...)``.
+
+SQLite drops a table's triggers whenever a migration rebuilds the table (most ALTERs
+there copy it into a new one): after every ``migrate``, ``verify_guards`` puts back on
+SQLite any guard an applied migration declared and the database lacks. On PostgreSQL
+nothing drops them but a person: a missing or disabled guard there stops ``migrate``.
 """
 
 from __future__ import annotations
+
+import re
 
 from django.db.migrations.operations.base import Operation
 
@@ -164,3 +171,89 @@ class ImmutableColumns(Operation):
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.model_name.lower()}_immutable"
+
+
+# -- the guards the applied migrations declare, and whether the database has them --------
+_TRIGGER_NAME = re.compile(r'CREATE TRIGGER "([^"]+)"')
+
+
+class GuardMissing(RuntimeError):
+    """A table's append-only or immutable-column triggers are gone where nothing should
+    drop them."""
+
+
+def _guard_sql(vendor: str, table: str, op: Operation) -> tuple[list[str], list[str]]:
+    """(install, remove) statements of one declared guard."""
+    if isinstance(op, AppendOnly):
+        return install_sql(vendor, table), remove_sql(vendor, table)
+    install = immutable_columns_sql(vendor, table, op.columns)
+    if vendor == "postgresql":
+        install = [_PG_FUNCTION, *install]
+    return install, drop_immutable_columns_sql(vendor, table)
+
+
+def declared_guards(connection) -> list[tuple[str, Operation]]:
+    """(table, operation) of every guard in a migration applied to ``connection``."""
+    from django.apps import apps
+    from django.db.migrations.loader import MigrationLoader
+
+    loader = MigrationLoader(connection, ignore_no_migrations=True)
+    found = []
+    for key in sorted(loader.applied_migrations):
+        migration = loader.graph.nodes.get(key)
+        for op in getattr(migration, "operations", []):
+            if isinstance(op, AppendOnly | ImmutableColumns):
+                try:
+                    table = apps.get_model(key[0], op.model_name)._meta.db_table
+                except LookupError:  # the model was removed by a later migration
+                    continue
+                found.append((table, op))
+    return found
+
+
+def _triggers(connection, table: str) -> set[str]:
+    """Names of the enabled triggers on ``table``."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass "
+                "AND NOT tgisinternal AND tgenabled <> 'D'",
+                [f'"{table}"'],
+            )
+        else:
+            cursor.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [table]
+            )
+        return {name for (name,) in cursor.fetchall()}
+
+
+def missing_guards(connection) -> list[tuple[str, Operation, list[str]]]:
+    """(table, guard, trigger names lacking) for each declared guard not fully there."""
+    missing = []
+    for table, op in declared_guards(connection):
+        install, _ = _guard_sql(connection.vendor, table, op)
+        wanted = {m[1] for sql in install if (m := _TRIGGER_NAME.search(sql))}
+        if lacking := sorted(wanted - _triggers(connection, table)):
+            missing.append((table, op, lacking))
+    return missing
+
+
+def verify_guards(connection) -> list[str]:
+    """Put back on SQLite the guards a table rebuild dropped; returns those tables.
+
+    Raises ``GuardMissing`` on PostgreSQL, where only a person removes or disables them.
+    """
+    missing = missing_guards(connection)
+    if missing and connection.vendor != "sqlite":
+        names = ", ".join(f"{table} ({', '.join(lacking)})" for table, _, lacking in missing)
+        raise GuardMissing(
+            f"Append-only guards missing or disabled: {names}. Someone removed them; "
+            "find out who (the audit chain still verifies what was written) before "
+            "putting them back."
+        )
+    with connection.cursor() as cursor:
+        for table, op, _ in missing:
+            install, remove = _guard_sql(connection.vendor, table, op)
+            for sql in [*remove, *install]:
+                cursor.execute(sql)
+    return [table for table, _, _ in missing]
