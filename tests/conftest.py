@@ -2,8 +2,10 @@ import os
 from types import SimpleNamespace
 
 import pytest
+from django.conf import settings as django_settings
 from django.db import connection
 from django.test import Client
+from django.utils import translation
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -17,6 +19,16 @@ def _database_is_the_one_asked_for(django_db_setup, django_db_blocker):
     expected = os.environ.get("ATHAR_TEST_EXPECT_VENDOR")
     if expected:
         assert connection.vendor == expected, f"suite meant for {expected}, got {connection.vendor}"
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """A request in Arabic leaves Arabic active in its thread (LocaleMiddleware does not
+    undo it), and with it every later test of that worker: each test starts in the
+    default language."""
+    translation.activate(django_settings.LANGUAGE_CODE)
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

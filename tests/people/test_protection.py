@@ -3,7 +3,7 @@
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
@@ -35,10 +35,9 @@ def _register(cast, level):
 
 
 def _reveal(cast, user, person):
-    with translation.override("en"):  # the refusal is in the language of the request
-        return services.reveal_identity(
-            actor=user, case=cast.case, person=person, reason="checking the spelling for court"
-        )
+    return services.reveal_identity(
+        actor=user, case=cast.case, person=person, reason="checking the spelling for court"
+    )
 
 
 def _reveals(person):
