@@ -3,6 +3,8 @@ import hashlib
 import os
 import secrets
 import stat
+import subprocess
+import sys
 
 import pytest
 from cryptography.hazmat.primitives import serialization
@@ -12,7 +14,7 @@ from django.contrib.auth.hashers import make_password
 from django.test import override_settings
 
 from casefiles.checks import check_csp, check_password_hashers
-from tests.scratch_db import run_manage
+from tests.scratch_db import ROOT, run_manage
 
 PRODUCTION_KEY = secrets.token_urlsafe(50)
 CHECKPOINT_KEY = (
@@ -139,3 +141,34 @@ def test_the_csp_check_catches_a_missing_or_loose_policy():
     loose = {"default-src": ["*"], "script-src": ["'self'", "'unsafe-inline'"]}
     with override_settings(SECURE_CSP=loose):
         assert [e.id for e in check_csp(None)] == ["athar.E002", "athar.E003"]
+
+
+@pytest.mark.parametrize("entry", ["casefiles.wsgi", "casefiles.asgi"])
+def test_the_served_entry_points_default_to_production(tmp_path, entry):
+    """gunicorn or uvicorn without ATHAR_ENV: refused for want of secrets, never DEBUG on."""
+    load = [
+        sys.executable,
+        "-c",
+        f"import {entry}; from django.conf import settings; "
+        "print('DEBUG', settings.DEBUG, settings.PRODUCTION)",
+    ]
+    forgotten = _production_env(tmp_path, ATHAR_ENV=None, ATHAR_SECRET_KEY=None)
+    refused = subprocess.run(load, env=forgotten, cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "ATHAR_SECRET_KEY" in refused.stderr
+    served = subprocess.run(
+        load,
+        env=_production_env(tmp_path, ATHAR_ENV=None),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert served.stdout.strip() == "DEBUG False True", served.stderr
+    asked = subprocess.run(
+        load,
+        env=_production_env(tmp_path, ATHAR_ENV="development"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert asked.stdout.strip() == "DEBUG True False", asked.stderr  # asked for: development
