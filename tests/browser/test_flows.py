@@ -1,11 +1,15 @@
 """Flows people click through, in headless Chromium against a real server process."""
 
+import base64
+import re
 import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
+from types import SimpleNamespace
 
 import pytest
 
@@ -29,6 +33,9 @@ def server(tmp_path_factory):
         run_manage(env, "seed_demo")
         run_manage(env, "seed_demo_evidence")
         port = _free_port()
+        # Security keys need a domain name, not an address: the flows using them open
+        # the same server as http://localhost:PORT.
+        env["ATHAR_WEBAUTHN_ORIGINS"] = f"http://localhost:{port}"
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -50,7 +57,7 @@ def server(tmp_path_factory):
             except OSError:
                 time.sleep(0.1)
         try:
-            yield url
+            yield SimpleNamespace(url=url, port=port, env=env)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -58,6 +65,12 @@ def server(tmp_path_factory):
 
 @pytest.fixture
 def page(server):
+    with _browser_page(server.url) as page:
+        yield page
+
+
+@contextmanager
+def _browser_page(server):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -116,3 +129,77 @@ def test_the_interface_switches_to_arabic_right_to_left(page):
     page.wait_for_selector("html[dir=rtl]")
     assert page.locator("html").get_attribute("lang") == "ar"
     assert "قضاياي" in page.locator("h1").inner_text()
+
+
+NEW_USER = """
+from django.contrib.auth.models import Group, User
+from casefiles.models import Case, Membership
+u = User.objects.create_user("rana", password="a long passphrase for rana")
+u.groups.add(Group.objects.get(name="Investigator"))
+Membership.objects.create(user=u, case=Case.objects.get(reference="DEMO-2014-001"),
+                          role="investigator")
+"""
+
+
+def _totp(secret: str) -> str:
+    from django_otp.oath import totp
+
+    return f"{totp(base64.b32decode(secret)):06d}"
+
+
+def test_a_new_investigator_enrols_with_the_admins_code_then_signs_in_with_a_security_key(
+    server,
+):
+    """The whole second-factor life of an account that is not a demo one: the enrolment
+    code from an admin, an authenticator app, backup codes, a security key (a virtual one,
+    through Chromium's WebAuthn domain), and signing in with that key."""
+    run_manage(server.env, "shell", "--no-imports", "-c", NEW_USER)
+    code = run_manage(server.env, "enrolment_code", "rana").stdout.strip()
+    with _browser_page(f"http://localhost:{server.port}") as page:
+        page.goto("/")
+        page.fill("#id_username", "rana")
+        page.fill("#id_password", "a long passphrase for rana")
+        page.click("button[type=submit]:has-text('Sign in')")
+        page.wait_for_selector("text=Enter the enrolment code an admin gave you")
+        assert page.locator("svg").count() == 0  # the password alone shows no key
+        page.fill("#id_code", code)
+        page.click("main button[type=submit]")
+        secret = page.locator("code.secret").inner_text().strip()
+        page.fill("#id_code", _totp(secret))
+        page.click("main button[type=submit]")
+        assert page.locator("ol.codes li").count() == 10
+        page.click("text=Continue")
+        page.wait_for_url("**/cases/")
+
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("WebAuthn.enable")
+        cdp.send(
+            "WebAuthn.addVirtualAuthenticator",
+            {
+                "options": {
+                    "protocol": "ctap2",
+                    "transport": "usb",
+                    "hasResidentKey": True,
+                    "hasUserVerification": True,
+                    "isUserVerified": True,
+                    "automaticPresenceSimulation": True,
+                }
+            },
+        )
+        page.goto("/accounts/security/")
+        page.click("#passkey-register-button")
+        page.wait_for_function(
+            "() => /\\S/.test(document.querySelector('#passkey-register-status-message')"
+            "?.textContent || '')"
+        )
+        page.goto("/accounts/security/")
+        assert "No security key yet" not in page.locator("main").inner_text()
+
+        page.context.clear_cookies()
+        page.goto("/")
+        page.fill("#id_username", "rana")
+        page.fill("#id_password", "a long passphrase for rana")
+        page.click("button[type=submit]:has-text('Sign in')")
+        page.click("#passkey-verification-button")
+        page.wait_for_url("**/cases/")
+        assert re.search(r"DEMO-2014-001", page.locator("main").inner_text())
