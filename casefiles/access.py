@@ -211,21 +211,14 @@ def can(user: User | None, action: str, obj: Any = None) -> bool:
     return role is not None and action in ROLE_ACTIONS[role]
 
 
-def may_reveal_identity(user: User | None, person: Any, case: Case) -> bool:
-    """May ``user`` see who ``person`` is, in ``case``? Need to know, by protection level.
-
-    Standard: every role allowed to reveal identities in the case. High: of those, the
-    case lead, whoever registered the person, and the interviewers of their testimony in
-    this case. Critical: the case lead and whoever registered the person, no one else.
-    """
-    if not can(user, Action.REVEAL_IDENTITY, case):
-        return False
-    return reveal_refusal(user, person, case) is None
-
-
 def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:
     """Why the person's protection level keeps their identity from ``user`` (else None),
-    for someone whose role allows revealing identities in ``case``."""
+    for someone whose role allows revealing identities in ``case`` (``can`` says that).
+
+    Need to know. Standard: every such role. High: of those, the case lead, whoever
+    registered the person, and the interviewers of their testimony in this case.
+    Critical: the case lead and whoever registered the person, no one else.
+    """
     from people.models import Person, Testimony
 
     level = person.protection_level
