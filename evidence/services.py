@@ -138,9 +138,14 @@ def done_source_keys(batch: IntakeBatch) -> set[str]:
     return set(batch.items.values_list("source_key", flat=True))
 
 
-def _next_references(case: Any, n: int) -> list[str]:
+def _lock_case_intake(case: Any) -> EvidenceCounter:
+    """Take the case's intake lock (its EV- counter row) until the transaction ends."""
     counter, _ = EvidenceCounter.objects.get_or_create(case=case)
-    counter = EvidenceCounter.objects.select_for_update().get(pk=counter.pk)
+    return EvidenceCounter.objects.select_for_update().get(pk=counter.pk)
+
+
+def _next_references(case: Any, n: int) -> list[str]:
+    counter = _lock_case_intake(case)
     first = counter.last + 1
     EvidenceCounter.objects.filter(pk=counter.pk).update(last=F("last") + n)
     return [f"EV-{number:06d}" for number in range(first, first + n)]
@@ -484,10 +489,22 @@ def regroup_near_duplicates(case: Any) -> int:
 
     Candidates come from exact matches on one of five bands (pigeonhole), so the cost
     stays near linear in the number of images. Returns the number of groups.
+
+    Read and written under the case's intake lock: an intake committing meanwhile, or
+    another ingest regrouping, cannot leave groups made from a stale read.
     """
-    rows = list(
-        EvidenceItem.objects.filter(case=case, phash__isnull=False).values_list("pk", "phash")
-    )
+    with transaction.atomic():
+        _lock_case_intake(case)
+        rows = EvidenceItem.objects.filter(case=case, phash__isnull=False)
+        multi = _near_groups(list(rows.values_list("pk", "phash")))
+        EvidenceItem.objects.filter(case=case, near_group__isnull=False).update(near_group=None)
+        for root, pks in multi.items():
+            EvidenceItem.objects.filter(pk__in=pks).update(near_group=root)
+    return len(multi)
+
+
+def _near_groups(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
+    """{smallest pk: pks} of each group of two or more near-identical images."""
     parent = {pk: pk for pk, _ in rows}
 
     def find(x: int) -> int:
@@ -512,12 +529,7 @@ def regroup_near_duplicates(case: Any) -> int:
     groups: dict[int, list[int]] = {}
     for pk, _ in rows:
         groups.setdefault(find(pk), []).append(pk)
-    with transaction.atomic():
-        EvidenceItem.objects.filter(case=case, near_group__isnull=False).update(near_group=None)
-        multi = {root: pks for root, pks in groups.items() if len(pks) > 1}
-        for root, pks in multi.items():
-            EvidenceItem.objects.filter(pk__in=pks).update(near_group=root)
-    return len(multi)
+    return {root: pks for root, pks in groups.items() if len(pks) > 1}
 
 
 # -- custody and fixity -----------------------------------------------------------------
