@@ -55,17 +55,19 @@ def remove_sql(vendor: str, table: str) -> list[str]:
     return [f'DROP TRIGGER IF EXISTS "{table}_append_only_{op}"' for op in ("update", "delete")]
 
 
-class AppendOnly(Operation):
-    """Migration operation: install the append-only triggers on a model's table."""
+class TableGuard(Operation):
+    """Migration operation installing triggers on a model's table (``install``), and
+    dropping them when unapplied (``remove``)."""
 
     reversible = True
     reduces_to_sql = True
+    model_name: str
 
-    def __init__(self, model_name: str) -> None:
-        self.model_name = model_name
+    def install(self, vendor: str, table: str) -> list[str]:
+        raise NotImplementedError
 
-    def deconstruct(self):
-        return self.__class__.__qualname__, [self.model_name], {}
+    def remove(self, vendor: str, table: str) -> list[str]:
+        raise NotImplementedError
 
     def state_forwards(self, app_label, state) -> None:
         pass
@@ -76,10 +78,26 @@ class AppendOnly(Operation):
             schema_editor.execute(sql, params=None)
 
     def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        self._run(install_sql, app_label, schema_editor, to_state)
+        self._run(self.install, app_label, schema_editor, to_state)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        self._run(remove_sql, app_label, schema_editor, from_state)
+        self._run(self.remove, app_label, schema_editor, from_state)
+
+
+class AppendOnly(TableGuard):
+    """Migration operation: install the append-only triggers on a model's table."""
+
+    def __init__(self, model_name: str) -> None:
+        self.model_name = model_name
+
+    def deconstruct(self):
+        return self.__class__.__qualname__, [self.model_name], {}
+
+    def install(self, vendor: str, table: str) -> list[str]:
+        return install_sql(vendor, table)
+
+    def remove(self, vendor: str, table: str) -> list[str]:
+        return remove_sql(vendor, table)
 
     def describe(self) -> str:
         return f"Make {self.model_name} append-only with database triggers"
@@ -134,11 +152,8 @@ def drop_immutable_columns_sql(vendor: str, table: str) -> list[str]:
     return [f'DROP TRIGGER IF EXISTS "{name}"', f'DROP TRIGGER IF EXISTS "{name}_delete"']
 
 
-class ImmutableColumns(Operation):
+class ImmutableColumns(TableGuard):
     """Migration operation: some columns of a table never change, its rows never go."""
-
-    reversible = True
-    reduces_to_sql = True
 
     def __init__(self, model_name: str, columns: list[str]) -> None:
         self.model_name, self.columns = model_name, list(columns)
@@ -146,24 +161,12 @@ class ImmutableColumns(Operation):
     def deconstruct(self):
         return self.__class__.__qualname__, [self.model_name, self.columns], {}
 
-    def state_forwards(self, app_label, state) -> None:
-        pass
+    def install(self, vendor: str, table: str) -> list[str]:
+        sql = immutable_columns_sql(vendor, table, self.columns)
+        return [_PG_FUNCTION, *sql] if vendor == "postgresql" else sql  # athar_append_only()
 
-    def _table(self, app_label, state) -> str:
-        return state.apps.get_model(app_label, self.model_name)._meta.db_table
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        vendor = schema_editor.connection.vendor
-        if vendor == "postgresql":
-            schema_editor.execute(_PG_FUNCTION, params=None)  # athar_append_only()
-        table = self._table(app_label, to_state)
-        for sql in immutable_columns_sql(vendor, table, self.columns):
-            schema_editor.execute(sql, params=None)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state) -> None:
-        table = self._table(app_label, from_state)
-        for sql in drop_immutable_columns_sql(schema_editor.connection.vendor, table):
-            schema_editor.execute(sql, params=None)
+    def remove(self, vendor: str, table: str) -> list[str]:
+        return drop_immutable_columns_sql(vendor, table)
 
     def describe(self) -> str:
         return f"Make {', '.join(self.columns)} of {self.model_name} immutable"
@@ -182,17 +185,7 @@ class GuardMissing(RuntimeError):
     drop them."""
 
 
-def _guard_sql(vendor: str, table: str, op: Operation) -> tuple[list[str], list[str]]:
-    """(install, remove) statements of one declared guard."""
-    if isinstance(op, AppendOnly):
-        return install_sql(vendor, table), remove_sql(vendor, table)
-    install = immutable_columns_sql(vendor, table, op.columns)
-    if vendor == "postgresql":
-        install = [_PG_FUNCTION, *install]
-    return install, drop_immutable_columns_sql(vendor, table)
-
-
-def declared_guards(connection) -> list[tuple[str, Operation]]:
+def declared_guards(connection) -> list[tuple[str, TableGuard]]:
     """(table, operation) of every guard in a migration applied to ``connection``."""
     from django.apps import apps
     from django.db.migrations.loader import MigrationLoader
@@ -202,7 +195,7 @@ def declared_guards(connection) -> list[tuple[str, Operation]]:
     for key in sorted(loader.applied_migrations):
         migration = loader.graph.nodes.get(key)
         for op in getattr(migration, "operations", []):
-            if isinstance(op, AppendOnly | ImmutableColumns):
+            if isinstance(op, TableGuard):
                 try:
                     table = apps.get_model(key[0], op.model_name)._meta.db_table
                 except LookupError:  # the model was removed by a later migration
@@ -227,11 +220,11 @@ def _triggers(connection, table: str) -> set[str]:
         return {name for (name,) in cursor.fetchall()}
 
 
-def missing_guards(connection) -> list[tuple[str, Operation, list[str]]]:
+def missing_guards(connection) -> list[tuple[str, TableGuard, list[str]]]:
     """(table, guard, trigger names lacking) for each declared guard not fully there."""
     missing = []
     for table, op in declared_guards(connection):
-        install, _ = _guard_sql(connection.vendor, table, op)
+        install = op.install(connection.vendor, table)
         wanted = {m[1] for sql in install if (m := _TRIGGER_NAME.search(sql))}
         if lacking := sorted(wanted - _triggers(connection, table)):
             missing.append((table, op, lacking))
@@ -253,7 +246,6 @@ def verify_guards(connection) -> list[str]:
         )
     with connection.cursor() as cursor:
         for table, op, _ in missing:
-            install, remove = _guard_sql(connection.vendor, table, op)
-            for sql in [*remove, *install]:
+            for sql in [*op.remove("sqlite", table), *op.install("sqlite", table)]:
                 cursor.execute(sql)
     return [table for table, _, _ in missing]

@@ -95,8 +95,6 @@ def test_too_many_wrong_codes_send_back_to_the_password(browser, cast):
 
 
 def _enrolment_code(user, actor=None):
-    from casefiles import services
-
     return services.issue_enrolment_code(actor=actor, user=user)[0]
 
 

@@ -18,7 +18,7 @@ Case.objects.create(reference="SYR-2014-001", title="Detention photographs")
 # An intake's transaction, as record_intake writes one: the case's references taken under
 # its lock, then two near-identical photos; it commits a while after the flag is up.
 INTAKE = """
-import sys, time
+import os, time
 from pathlib import Path
 from django.db import transaction
 from casefiles.models import Case
@@ -36,7 +36,7 @@ with transaction.atomic():
             case=case, reference=ref, kind="photo", title=ref, original_filename=ref,
             original_path=ref, original=sf, phash=0x0F0F0F00 + n,
         )
-    Path(sys.argv[-1]).touch()
+    Path(os.environ['INTAKE_FLAG']).touch()
     time.sleep(3)
 """
 
@@ -52,7 +52,9 @@ def test_a_regroup_waits_for_the_intake_in_flight_and_groups_what_it_wrote(tmp_p
     with scratch_database(tmp_path) as env:
         run_manage(env, "shell", "--no-imports", "-c", SETUP)
         intake = subprocess.Popen(
-            [sys.executable, "-c", _as_script(INTAKE), str(flag)], cwd=ROOT, env=env
+            [sys.executable, str(ROOT / "manage.py"), "shell", "--no-imports", "-c", INTAKE],
+            cwd=ROOT,
+            env={**env, "INTAKE_FLAG": str(flag)},
         )
         for _ in range(300):
             if flag.exists() or intake.poll() is not None:
@@ -62,14 +64,3 @@ def test_a_regroup_waits_for_the_intake_in_flight_and_groups_what_it_wrote(tmp_p
         regroup = run_manage(env, "shell", "--no-imports", "-c", REGROUP)
         assert intake.wait(timeout=60) == 0
         assert regroup.stdout.strip() == "groups 1"
-
-
-def _as_script(body: str) -> str:
-    return (
-        "import django, os\n"
-        + (
-            'os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casefiles.settings")\n'
-            "django.setup()\n"
-        )
-        + body
-    )
