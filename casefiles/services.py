@@ -222,14 +222,15 @@ def issue_enrolment_code(*, actor: Any, user: Any) -> tuple[str, datetime]:
     return code, expires_at
 
 
+def _usable_enrolment_codes(user: Any):
+    return EnrolmentCode.objects.filter(
+        user=user, used_at__isnull=True, expires_at__gt=timezone.now()
+    )
+
+
 def find_enrolment_code(user: Any, code: str) -> EnrolmentCode | None:
     """The unused, unexpired enrolment code of ``user`` that ``code`` is, or None."""
-    return EnrolmentCode.objects.filter(
-        user=user,
-        digest=_enrolment_digest(code),
-        used_at__isnull=True,
-        expires_at__gt=timezone.now(),
-    ).first()
+    return _usable_enrolment_codes(user).filter(digest=_enrolment_digest(code)).first()
 
 
 def _new_backup_codes(user: Any) -> list[str]:
@@ -258,9 +259,9 @@ def confirm_totp_device(
         device = TOTPDevice.objects.select_for_update().get(pk=device.pk)
         if not device.verify_token(re.sub(r"\s+", "", code or "")):
             raise ValidationError(_("The code is wrong or has expired."))
-        spent = EnrolmentCode.objects.filter(
-            pk=enrolment_code, user=user, used_at__isnull=True, expires_at__gt=timezone.now()
-        ).update(used_at=timezone.now())
+        spent = (
+            _usable_enrolment_codes(user).filter(pk=enrolment_code).update(used_at=timezone.now())
+        )
         if spent != 1:
             raise EnrolmentCodeSpent(
                 _("The enrolment code is no longer valid; ask an admin for a new one.")
