@@ -56,9 +56,17 @@ class MembershipAdminForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        user, role = data.get("user"), data.get("role")
-        if user is not None and user == self.request_user:
-            self.add_error("user", _("Nobody can grant access to themselves; ask for it instead."))
+        role = data.get("role")
+        if "user" in self.fields:  # adding: the user is chosen
+            user = data.get("user")
+            if user is not None and user == self.request_user:
+                self.add_error(
+                    "user", _("Nobody can grant access to themselves; ask for it instead.")
+                )
+        else:  # changing: the user is read-only
+            user = self.instance.user
+            if user == self.request_user:
+                self.add_error(None, _("Nobody can change their own access; ask for it instead."))
         if user is not None and role:
             try:
                 access.check_role_allowed(user, role)
@@ -90,9 +98,11 @@ class MembershipAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
         if change:
+            # The form has already copied the new values onto ``obj``: the service
+            # compares them with the membership as stored.
             services.update_membership(
                 actor=request.user,
-                membership=obj,
+                membership=Membership.objects.get(pk=obj.pk),
                 role=data["role"],
                 expires_at=data.get("expires_at"),
             )

@@ -126,7 +126,9 @@ def grant_membership(
 def update_membership(
     *, actor: Any, membership: Membership, role: str, expires_at: datetime | None
 ) -> Membership:
-    """Change the role or expiry of a membership in force."""
+    """Change the role or expiry of a membership in force (never one's own)."""
+    if actor is not None and actor.pk == membership.user_id:
+        raise ValidationError(_("Nobody can change their own access; ask for it instead."))
     if membership.revoked_at is not None:
         raise ValidationError(_("A revoked membership cannot be changed; grant a new one."))
     access.check_role_allowed(membership.user, role)

@@ -138,3 +138,51 @@ def test_an_admin_cannot_grant_themselves_access_to_a_case(client, cast, other_c
     assert response.status_code == 200
     assert "Nobody can grant access to themselves" in response.content.decode()
     assert not Membership.objects.filter(user=cast.admin).exists()
+
+
+def _change_membership(client, membership, **data):
+    url = reverse("admin:casefiles_membership_change", args=[membership.pk])
+    return client.post(url, {"expires_at_0": "", "expires_at_1": "", **data})
+
+
+def test_changing_a_membership_in_the_django_admin_is_saved_and_audited(client, cast):
+    membership = Membership.objects.get(user=cast.lawyer)
+    client.force_login(cast.admin)
+    response = _change_membership(
+        client,
+        membership,
+        role="observer",
+        expires_at_0="2099-01-31",
+        expires_at_1="12:00:00",
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    membership.refresh_from_db()
+    assert membership.role == "observer"
+    assert membership.expires_at.year == 2099
+    entry = AuditEntry.objects.get(action="membership.change")
+    assert (entry.actor, entry.target_id) == (cast.admin, str(membership.pk))
+    assert entry.details["changes"]["role"] == ["lawyer", "observer"]
+
+
+def test_an_admin_cannot_change_their_own_membership(client, cast, case):
+    from casefiles import services
+
+    services.grant_membership(actor=cast.lead, case=case, user=cast.admin, role="observer")
+    own = Membership.objects.get(user=cast.admin, case=case, revoked_at__isnull=True)
+    client.force_login(cast.admin)
+    response = _change_membership(client, own, role="observer", expires_at_0="2099-01-31")
+    assert response.status_code == 200
+    assert "Nobody can change their own access" in response.content.decode()
+    own.refresh_from_db()
+    assert own.expires_at is None
+    assert not AuditEntry.objects.filter(action="membership.change").exists()
+
+
+def test_the_membership_service_refuses_a_change_to_ones_own_access(cast, case):
+    from django.core.exceptions import ValidationError
+
+    from casefiles import services
+
+    own = Membership.objects.get(user=cast.lead, case=case)
+    with pytest.raises(ValidationError, match="their own access"):
+        services.update_membership(actor=cast.lead, membership=own, role="lead", expires_at=None)
