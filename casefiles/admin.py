@@ -210,6 +210,20 @@ class AuditedUserAdmin(UserAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # accounts are deactivated, never deleted: their history stays
 
+    def has_change_permission(self, request, obj=None):
+        # A superuser's account (its password included) is changed by a superuser only.
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def get_readonly_fields(self, request, obj=None):
+        fixed = list(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:  # no superusers or raw permissions handed out
+            fixed += ["is_superuser", "user_permissions"]
+        if obj is not None and obj.pk == request.user.pk:  # nor one's own powers changed
+            fixed += ["is_active", "is_staff", "groups"]
+        return fixed
+
 
 User = get_user_model()
 if admin.site.is_registered(User):

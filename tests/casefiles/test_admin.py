@@ -186,3 +186,55 @@ def test_the_membership_service_refuses_a_change_to_ones_own_access(cast, case):
     own = Membership.objects.get(user=cast.lead, case=case)
     with pytest.raises(ValidationError, match="their own access"):
         services.update_membership(actor=cast.lead, membership=own, role="lead", expires_at=None)
+
+
+def _user_form_data(client, user, **changes):
+    url = reverse("admin:auth_user_change", args=[user.pk])
+    form = client.get(url).context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and k in form.fields}
+    data.pop("password", None)
+    data.update(
+        username=user.username,
+        date_joined_0=user.date_joined.strftime("%Y-%m-%d"),
+        date_joined_1=user.date_joined.strftime("%H:%M:%S"),
+    )
+    for key in ("date_joined", "last_login"):
+        data.pop(key, None)
+    data.update(changes)
+    return url, data
+
+
+def test_an_admin_cannot_make_anyone_a_superuser_or_widen_their_own_powers(client, cast):
+    from django.contrib.auth.models import Group
+
+    client.force_login(cast.admin)
+    url, data = _user_form_data(client, cast.observer, is_superuser="on", is_active="on")
+    assert client.post(url, data).status_code == 302
+    cast.observer.refresh_from_db()
+    assert not cast.observer.is_superuser
+
+    investigator = Group.objects.get(name="Investigator")
+    url, data = _user_form_data(
+        client,
+        cast.admin,
+        is_superuser="on",
+        is_active="on",
+        is_staff="on",
+        groups=[g.pk for g in cast.admin.groups.all()] + [investigator.pk],
+    )
+    assert client.post(url, data).status_code == 302
+    cast.admin.refresh_from_db()
+    assert not cast.admin.is_superuser
+    assert not cast.admin.groups.filter(name="Investigator").exists()
+
+
+def test_an_admin_cannot_change_a_superusers_account_or_password(client, cast):
+    root = UserFactory(is_staff=True, is_superuser=True)
+    client.force_login(cast.admin)
+    password_url = reverse("admin:auth_user_password_change", args=[root.pk])
+    response = client.post(
+        password_url, {"password1": "a-new-long-pass-phrase", "password2": "a-new-long-pass-phrase"}
+    )
+    assert response.status_code == 403
+    root.refresh_from_db()
+    assert not root.check_password("a-new-long-pass-phrase")
