@@ -234,9 +234,10 @@ def record_intake(
                 "original_id", flat=True
             )
         )
-        rows = []
+        rows, known = [], []
         for r, reference in zip(stored, references, strict=True):
             sf = files[r.sha256]
+            known.append(sf.pk in in_case)
             rows.append(
                 dict(
                     case_id=case.pk,
@@ -302,9 +303,9 @@ def record_intake(
                     purpose="intake",
                     sha256=r.sha256,
                     hash_result=_intake_hash_result(r),
-                    notes=_intake_note(r),
+                    notes=_intake_note(r, in_case=was_in_case),
                 )
-                for pk, r in zip(item_pks, stored, strict=True)
+                for pk, r, was_in_case in zip(item_pks, stored, known, strict=True)
             ],
         )
         changed = [pk for pk, r in zip(item_pks, stored, strict=True) if r.existing == "mismatch"]
@@ -333,10 +334,12 @@ def _intake_hash_result(r: IntakeResult) -> str:
     return CustodyEvent.HashResult.MATCH
 
 
-def _intake_note(r: IntakeResult) -> str:
-    if r.existing == "mismatch":
+def _intake_note(r: IntakeResult, *, in_case: bool) -> str:
+    if r.existing == "mismatch":  # an alarm about the store itself: always said
         return "hashed while read; the copy already in the store DIFFERS from these bytes"
-    if r.existing == "match":
+    # Whether another case holds the same bytes is that case's business: the note
+    # speaks of earlier copies only when they are in this case.
+    if r.existing == "match" and in_case:
         return "hashed while read; the copy already in the store was re-verified"
     return "hashed while first read"
 

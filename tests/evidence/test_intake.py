@@ -462,3 +462,22 @@ def test_intake_workers_start_without_django():
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert out.stdout.strip() == ""
+
+
+def test_custody_notes_never_tell_whether_another_case_holds_the_same_bytes(
+    tmp_path, case, other_case, taker
+):
+    from evidence.intake.pipeline import ingest_path
+    from tests.factories import MembershipFactory
+
+    MembershipFactory(user=taker, case=other_case, role="investigator")
+    write(tmp_path / "elsewhere" / "x.jpg", jpeg_bytes(94))
+    write(tmp_path / "here" / "x.jpg", jpeg_bytes(94))
+    ingest_path(
+        actor=taker, case=other_case, path=tmp_path / "elsewhere", acquired_from="A", jobs=1
+    )
+    run = ingest_path(actor=taker, case=case, path=tmp_path / "here", acquired_from="B", jobs=1)
+    item = run.batch.items.get()
+    event = item.custody_events.get(action="acquired")
+    assert (event.hash_result, event.notes) == ("match", "hashed while first read")
+    assert not item.is_duplicate
