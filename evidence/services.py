@@ -96,6 +96,34 @@ def find_resumable_batch(
     )
 
 
+def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:
+    """Whether the files now at a batch's source are the ones it took in, as far as their
+    sizes tell: another card mounted at the same path, with the same folder and file
+    names (DCIM/IMG_0001.JPG), is another medium, and must not have its files skipped
+    as already done."""
+    if batch.source_size is not None and batch.source_root:
+        try:
+            if Path(batch.source_root).stat().st_size != batch.source_size:
+                return False  # another archive at the same path
+        except OSError:
+            return False
+    sizes = dict(batch.items.values_list("source_key", "original__size"))
+    for source in files:
+        size = sizes.get(source.key)
+        if size is None:
+            continue
+        if source.declared_size is not None:
+            actual = source.declared_size
+        else:
+            try:
+                actual = Path(source.fs_path).stat().st_size
+            except OSError:
+                continue  # gone since it was listed: nothing of it would be skipped wrongly
+        if actual != size:
+            return False
+    return True
+
+
 def _owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
@@ -536,7 +564,8 @@ def _near_groups(rows: list[tuple[int, int]]) -> dict[int, list[int]]:
 
 
 # -- custody and fixity -----------------------------------------------------------------
-def _rehash(sf: StoredFile) -> str | None:
+def _rehash(sf: StoredFile) -> tuple[str | None, str]:
+    """(the SHA-256 of the stored bytes, "") or (None, why they cannot be read)."""
     path = evidence_storage().path(sf.storage_key)
     digest = hashlib.sha256()
     try:
@@ -544,8 +573,10 @@ def _rehash(sf: StoredFile) -> str | None:
             while chunk := fh.read(1 << 20):
                 digest.update(chunk)
     except FileNotFoundError:
-        return None
-    return digest.hexdigest()
+        return None, "not found in the store"
+    except OSError as exc:  # a disk error, a permission, a directory at the key
+        return None, f"unreadable: {exc.strerror or exc}"
+    return digest.hexdigest(), ""
 
 
 _INTEGRITY = {
@@ -654,12 +685,16 @@ def open_verified(item: EvidenceItem):
     """
     try:
         fh = Path(evidence_storage().path(item.original.storage_key)).open("rb")
-    except FileNotFoundError:
+    except OSError:  # gone, or unreadable: it cannot be produced either way
         return None, CustodyEvent.HashResult.MISSING
     digest = hashlib.sha256()
-    while chunk := fh.read(1 << 20):
-        digest.update(chunk)
-    fh.seek(0)
+    try:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+        fh.seek(0)
+    except OSError:
+        fh.close()
+        return None, CustodyEvent.HashResult.MISSING
     if digest.hexdigest() != item.original.sha256:
         fh.close()
         return None, CustodyEvent.HashResult.MISMATCH
@@ -710,17 +745,17 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
     changed, missing, ok = [], [], 0
     pending: list[tuple[list[EvidenceItem], str, str]] = []
     for n, (file_id, sf) in enumerate(files.items(), 1):
-        actual = _rehash(sf)
+        actual, unreadable = _rehash(sf)
         if actual is None:
-            result = CustodyEvent.HashResult.MISSING
+            result, note = CustodyEvent.HashResult.MISSING, unreadable
             missing.append(sf.sha256)
         elif actual != sf.sha256:
-            result = CustodyEvent.HashResult.MISMATCH
+            result, note = CustodyEvent.HashResult.MISMATCH, f"found sha256 {actual}"
             changed.append(sf.sha256)
         else:
-            result = CustodyEvent.HashResult.MATCH
+            result, note = CustodyEvent.HashResult.MATCH, ""
             ok += 1
-        pending.append((by_file[file_id], result, actual or ""))
+        pending.append((by_file[file_id], result, note))
         if len(pending) >= 500 or n == len(files):
             _write_fixity(actor, check, pending)
             pending = []
@@ -748,7 +783,7 @@ def _write_fixity(actor, check, pending) -> None:
     now = timezone.now()
     with transaction.atomic():
         events = []
-        for items, result, actual in pending:
+        for items, result, note in pending:
             for item in items:
                 events.append(
                     CustodyEvent(
@@ -760,7 +795,7 @@ def _write_fixity(actor, check, pending) -> None:
                         purpose=f"fixity check #{check.pk}",
                         sha256=item.original.sha256,
                         hash_result=result,
-                        notes="" if result == "match" else f"found sha256 {actual or '—'}",
+                        notes=note,
                     )
                 )
             _set_integrity([i.pk for i in items], result)

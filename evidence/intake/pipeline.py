@@ -149,6 +149,8 @@ def ingest_path(
             case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
         )
     )
+    if batch is not None and not services.holds_same_files(batch, listing.files):
+        batch = None  # the same path now holds another medium: a batch of its own
     if batch is None:
         source_sha256, source_size = "", None
         if path.is_file():  # the archive or file as handed over: its own hash, first

@@ -110,6 +110,27 @@ def test_fixity_finds_a_flipped_byte_and_a_deleted_original(three_items, case):
     }
 
 
+def test_fixity_records_an_unreadable_original_and_checks_the_rest(three_items, case):
+    unreadable, *others = three_items
+    path = Path(evidence_storage().path(unreadable.original.storage_key))
+    path.chmod(0o644)
+    path.unlink()
+    path.mkdir()  # reading it fails, as a failing disk would (root reads any mode)
+
+    code, message = _fixity("--case", case.reference)
+    assert code == 1
+    assert "2 ok, 0 changed, 1 missing" in message
+    check = FixityCheck.objects.get()
+    assert (check.files_checked, check.missing) == (3, [unreadable.original.sha256])
+    event = CustodyEvent.objects.get(item=unreadable, purpose__startswith="fixity")
+    assert event.hash_result == "missing"
+    assert event.notes.startswith("unreadable: ")
+    assert {i.reference: i.integrity for i in EvidenceItem.objects.all()} == {
+        unreadable.reference: "missing",
+        **{i.reference: "verified" for i in others},
+    }
+
+
 def test_an_ingest_killed_midway_resumes_to_each_file_stored_once(tmp_path):
     medium = tmp_path / "drive"
     count = 120

@@ -403,6 +403,23 @@ def test_a_reused_mount_point_with_another_medium_opens_a_new_batch(tmp_path, ca
     assert second.batch.custody_events.filter(action="acquired", item=None).exists()
 
 
+def test_another_card_at_the_same_mount_point_is_taken_in_not_skipped(tmp_path, case, taker):
+    from evidence.intake.pipeline import ingest_path
+
+    mount = tmp_path / "sdcard"
+    card_a, card_b = jpeg_bytes(95, size=(64, 48)), jpeg_bytes(96, size=(320, 240))
+    write(mount / "DCIM" / "IMG_0001.JPG", card_a)
+    first = ingest_path(actor=taker, case=case, path=mount, acquired_from="W", jobs=1)
+    again = ingest_path(actor=taker, case=case, path=mount, acquired_from="W", jobs=1)
+    assert (again.batch.pk, again.new_items) == (first.batch.pk, 0)  # the same card
+
+    write(mount / "DCIM" / "IMG_0001.JPG", card_b)  # another card, the same names
+    second = ingest_path(actor=taker, case=case, path=mount, acquired_from="W", jobs=1)
+    assert second.batch.pk != first.batch.pk
+    assert second.new_items == 1
+    assert second.batch.items.get().original.sha256 == sha256(card_b)
+
+
 def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
     import socket
     from datetime import timedelta

@@ -126,6 +126,19 @@ def test_the_original_downloads_as_an_attachment_byte_for_byte_and_leaves_a_trac
     assert AuditEntry.objects.filter(action="evidence.download", actor=cast.lawyer).exists()
 
 
+def test_an_unreadable_original_is_refused_and_recorded_not_an_error_page(client, cast, photos):
+    item = photos["p3.jpg"]
+    path = Path(evidence_storage().path(item.original.storage_key))
+    path.chmod(0o644)
+    path.unlink()
+    path.mkdir()  # reading it fails, as a failing disk would
+    client.force_login(cast.lawyer)
+    response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    assert response.status_code == 404
+    refused = CustodyEvent.objects.get(item=item, action="accessed")
+    assert refused.hash_result == "missing" and "refused" in refused.purpose
+
+
 def test_a_changed_original_is_not_served_and_the_mismatch_is_recorded(client, cast, photos):
     item = photos["p3.jpg"]
     path = Path(evidence_storage().path(item.original.storage_key))
