@@ -420,7 +420,8 @@ def finish_batch(
         rows = batch.items.order_by("original_path", "source_key").values_list(
             "original_path", "original__size", "original__sha256"
         )
-        lines = ["# sha256\tsize\tpath"] + [f"{sha}\t{size}\t{path}" for path, size, sha in rows]
+        lines = ["# sha256\tsize\tpath (escaped in paths: \\\\ \\t \\n \\r)"]
+        lines += [f"{sha}\t{size}\t{_manifest_path(path)}" for path, size, sha in rows]
         batch.manifest = _store_text("\n".join(lines) + "\n", "text/tab-separated-values")
         if custodian_manifest is not None:
             batch.custodian_manifest = _store_text(custodian_manifest_text or "", "text/plain")
@@ -444,6 +445,15 @@ def finish_batch(
             manifest_sha256=batch.manifest.sha256,
         )
     return batch
+
+
+_MANIFEST_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _manifest_path(path: str) -> str:
+    """A path on one line of the manifest: a name holding a tab or a line break can
+    neither split its own row nor forge another."""
+    return path.translate(_MANIFEST_ESCAPES)
 
 
 def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, str]]) -> None:

@@ -403,6 +403,23 @@ def test_a_reused_mount_point_with_another_medium_opens_a_new_batch(tmp_path, ca
     assert second.batch.custody_events.filter(action="acquired", item=None).exists()
 
 
+def test_a_filename_with_a_tab_or_line_break_cannot_forge_a_row_of_the_intake_manifest(
+    tmp_path, ingest
+):
+    forged = f"{'0' * 64}\t1\tforged.jpg"
+    write(tmp_path / "m" / f"evil\n{forged}", jpeg_bytes(97))
+    write(tmp_path / "m" / "plain.jpg", jpeg_bytes(98))
+    assert ingest(tmp_path / "m")[0] == 0
+    batch = IntakeBatch.objects.get()
+    rows = Path(evidence_storage().path(batch.manifest.storage_key)).read_text().splitlines()
+    assert rows[0] == "# sha256\tsize\tpath (escaped in paths: \\\\ \\t \\n \\r)"
+    assert len(rows) == 3
+    assert [row.split("\t")[2] for row in rows[1:]] == [
+        "evil\\n" + forged.replace("\t", "\\t"),
+        "plain.jpg",
+    ]
+
+
 def test_another_card_at_the_same_mount_point_is_taken_in_not_skipped(tmp_path, case, taker):
     from evidence.intake.pipeline import ingest_path
 
