@@ -340,7 +340,7 @@ def test_the_metadata_export_has_one_record_per_item(tmp_path, ingest, case, cap
     write(tmp_path / "m" / "a.jpg", jpeg_bytes(70))
     write(tmp_path / "m" / "empty.jpg", b"")
     assert ingest(tmp_path / "m")[0] == 0
-    call_command("evidence_metadata", "--case", case.reference)
+    call_command("evidence_metadata", "--case", case.reference, "--as", "taker")
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     by_path = {r["original_path"]: r for r in records}
     assert set(by_path) == {"a.jpg", "empty.jpg"}
@@ -354,7 +354,7 @@ def test_the_metadata_export_has_one_record_per_item(tmp_path, ingest, case, cap
     assert a["gps_latitude"] == pytest.approx(33.51) and a["orientation"] == 1
     assert by_path["empty.jpg"]["flags"][0]["code"] == "empty"
 
-    call_command("evidence_metadata", "--case", case.reference, "--format", "csv")
+    call_command("evidence_metadata", "--case", case.reference, "--format", "csv", "--as", "taker")
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert {r["original_path"] for r in rows} == {"a.jpg", "empty.jpg"}
     assert next(r for r in rows if r["original_path"] == "empty.jpg")["flags"].startswith(
@@ -476,11 +476,40 @@ def test_the_csv_metadata_export_never_hands_a_spreadsheet_a_formula(
 
     from django.core.management import call_command
 
-    write(tmp_path / "m" / "=HYPERLINK(1).jpg", jpeg_bytes(95))
+    south_west = ((33, 30, 36), "S", (36, 17, 24), "W")
+    write(tmp_path / "m" / "=HYPERLINK(1).jpg", jpeg_bytes(95, gps=south_west))
     assert ingest(tmp_path / "m")[0] == 0
-    call_command("evidence_metadata", "--case", case.reference, "--format", "csv")
+    call_command("evidence_metadata", "--case", case.reference, "--format", "csv", "--as", "taker")
     (row,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
     assert row["original_path"] == "'=HYPERLINK(1).jpg"
+    # A south or west position stays a number a spreadsheet can sort and map.
+    assert (row["gps_latitude"], row["gps_longitude"]) == ("-33.51", "-36.29")
+
+
+def test_the_metadata_export_needs_a_member_who_may_take_copies_and_is_audited_first(
+    tmp_path, ingest, cast, capsys
+):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    write(tmp_path / "m" / "a.jpg", jpeg_bytes(96))
+    assert ingest(tmp_path / "m")[0] == 0
+    for refused in ("observer", "outsider"):
+        with pytest.raises(CommandError, match="may not export"):
+            call_command("evidence_metadata", "--case", cast.case.reference, "--as", refused)
+    assert capsys.readouterr().out == ""
+    assert not AuditEntry.objects.filter(action="evidence.export_metadata").exists()
+
+    class Broken(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError  # the reader went away at the first record
+
+    with pytest.raises(BrokenPipeError):
+        call_command(
+            "evidence_metadata", "--case", cast.case.reference, "--as", "lawyer", stdout=Broken()
+        )
+    entry = AuditEntry.objects.get(action="evidence.export_metadata")
+    assert (entry.actor, entry.details["items"]) == (cast.lawyer, 1)
 
 
 def test_intake_workers_start_without_django():

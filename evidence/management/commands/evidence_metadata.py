@@ -1,15 +1,18 @@
-"""manage.py evidence_metadata --case REF [--format jsonl|csv]: one record per item."""
+"""manage.py evidence_metadata --case REF [--format jsonl|csv] [--as USER]: one record
+per item. A bulk copy of case data leaves the server: it is done as a member who may
+download originals, and audited before the first record is written."""
 
 import csv
 import json
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import audit
+from casefiles.access import Action, can
 from casefiles.exports import csv_cell
 from evidence.models import EvidenceItem
 
-from ._common import get_case
+from ._common import get_case, get_operator
 
 FIELDS = [
     "reference",
@@ -57,18 +60,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--case", required=True)
         parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+        parser.add_argument(
+            "--as", dest="username", help="the account exporting (default: the one superuser)"
+        )
 
-    def handle(self, *args, case, format, **options):
+    def handle(self, *args, case, format, username=None, **options):
         case_obj = get_case(case)
-        count = 0
+        actor = get_operator(username)
+        if not can(actor, Action.DOWNLOAD_ORIGINAL, case_obj):
+            raise CommandError(f"{actor} may not export the evidence metadata of {case}.")
+        items = EvidenceItem.objects.filter(case=case_obj).count()
+        audit.record(actor, "evidence.export_metadata", case=case_obj, format=format, items=items)
         if format == "csv":
             writer = csv.DictWriter(self.stdout, fieldnames=FIELDS, lineterminator="\n")
             writer.writeheader()
         for record in records(case_obj):
-            count += 1
             if format == "csv":
                 flags = "; ".join(f"{f['code']}: {f['reason']}" for f in record["flags"])
                 writer.writerow({k: csv_cell(v) for k, v in {**record, "flags": flags}.items()})
             else:
                 self.stdout.write(json.dumps(record, ensure_ascii=False))
-        audit.record(None, "evidence.export_metadata", case=case_obj, format=format, items=count)
