@@ -211,14 +211,9 @@ def can(user: User | None, action: str, obj: Any = None) -> bool:
     return role is not None and action in ROLE_ACTIONS[role]
 
 
-def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:
-    """Why the person's protection level keeps their identity from ``user`` (else None),
-    for someone whose role allows revealing identities in ``case`` (``can`` says that).
-
-    Need to know. Standard: every such role. High: of those, the case lead, whoever
-    registered the person, and the interviewers of their testimony in this case.
-    Critical: the case lead and whoever registered the person, no one else.
-    """
+def _protection_bars(user: User | None, person: Any, case: Case) -> str | None:
+    """The protection level that keeps the person's identity from ``user`` in ``case``
+    ("high" or "critical"), or None when it does not."""
     from people.models import Person, Testimony
 
     level = person.protection_level
@@ -226,19 +221,70 @@ def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:
         return None
     if role_in(user, case) == Role.LEAD or person.created_by_id == user.pk:
         return None
+    if (
+        level == Person.Protection.HIGH
+        and Testimony.objects.filter(case=case, witness=person, interviewers=user).exists()
+    ):
+        return None
+    return level
+
+
+def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:
+    """Why the person's protection level keeps their identity from ``user`` (else None),
+    for someone whose role allows revealing identities in ``case`` (``can`` says that).
+
+    Need to know. Standard: every such role. High: of those, the case lead, whoever
+    registered the person, and the interviewers of their testimony in this case.
+    Critical: the case lead and whoever registered the person, no one else.
+
+    Naming the interviewers is itself kept to those who may reveal already (see
+    ``testimony_refusal``): nobody can make themselves an interviewer to get the reveal.
+    """
+    from people.models import Person
+
+    level = _protection_bars(user, person, case)
+    if level is None:
+        return None
     if level == Person.Protection.HIGH:
-        if Testimony.objects.filter(case=case, witness=person, interviewers=user).exists():
-            return None
         return str(
             _(
                 "High protection: only the case lead, whoever registered this person and "
-                "the interviewers of their testimony may reveal the identity."
+                "the interviewers of their testimony may reveal the identity; only they may "
+                "log a testimony of this person (and so name its interviewers)."
             )
         )
     return str(
         _(
             "Critical protection: only the case lead and whoever registered this person "
-            "may reveal the identity."
+            "may reveal the identity or log a testimony of this person."
+        )
+    )
+
+
+def testimony_refusal(user: User | None, person: Any, case: Case) -> str | None:
+    """Why ``user`` may not log a testimony of ``person`` in ``case`` (else None).
+
+    The interviewers a testimony names may reveal a High-protection identity, so a
+    testimony of a High or Critical protection person is logged only by someone who may
+    already reveal it: the case lead, whoever registered the person, and (High) an
+    interviewer of their testimony. Anyone else could otherwise name themselves.
+    """
+    from people.models import Person
+
+    level = _protection_bars(user, person, case)
+    if level is None:
+        return None
+    if level == Person.Protection.HIGH:
+        return str(
+            _(
+                "High protection: only the case lead, whoever registered this person and "
+                "the interviewers of their testimony may log a testimony of this person."
+            )
+        )
+    return str(
+        _(
+            "Critical protection: only the case lead and whoever registered this person "
+            "may log a testimony of this person."
         )
     )
 

@@ -687,6 +687,57 @@ def ensure_preview(item: EvidenceItem) -> Derivative | None:
     return Derivative.objects.get(original=item.original, kind=Derivative.Kind.PREVIEW)
 
 
+def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None:
+    """The thumbnail made again from the verified original, as its row says it was made
+    (a crash can leave the row without its file); None if the original cannot give one.
+
+    Only the file is written: the row already describes it.
+    """
+    import warnings
+
+    from PIL import Image
+
+    from .intake.steps import (
+        MAX_PIXELS,
+        PIL_FORMATS,
+        THUMBNAIL_QUALITY,
+        THUMBNAIL_SIZE,
+        encode_jpeg,
+        make_reduced,
+    )
+
+    fh, _ = open_verified(item)
+    if fh is None:
+        return None  # missing or changed: the fixity sweep records it, nothing is remade
+    params = derivative.parameters or {}
+    try:
+        with fh, warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(fh, formats=PIL_FORMATS)
+            if img.width * img.height > MAX_PIXELS:
+                return None
+            orientation = None
+            if params.get("exif_transpose", True):
+                try:
+                    orientation = img.getexif().get(274)
+                except Exception:  # unreadable EXIF: made without turning, as at intake
+                    orientation = None
+            thumb = make_reduced(
+                img,
+                int(params.get("max", THUMBNAIL_SIZE)),
+                orientation if isinstance(orientation, int) else None,
+                Image.Resampling[str(params.get("resample", "box")).upper()],
+            )
+            data = encode_jpeg(thumb, int(params.get("quality", THUMBNAIL_QUALITY)))
+    except Exception:
+        return None
+    try:
+        evidence_storage().write_derivative(derivative.storage_key, data)
+    except OSError:
+        pass  # served all the same; the next view tries again
+    return data
+
+
 def open_verified(item: EvidenceItem):
     """Open the original and re-hash it through that same open file.
 

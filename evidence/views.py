@@ -1,10 +1,14 @@
 from pathlib import Path
+from urllib.parse import urlencode
 
+from django.core import signing
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
@@ -19,6 +23,38 @@ from .models import Derivative, EvidenceItem, IntakeBatch
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
+# A thumbnail URL carries a token issued by the audited page that shows it, for that user
+# and that item; it goes stale after this long, so links kept in history stop working.
+THUMBNAIL_TOKEN_MAX_AGE = 4 * 3600
+_THUMBNAIL_SALT = "evidence.thumbnail"
+
+
+def _thumbnail_signed_value(user, item_pk: int) -> str:
+    return f"{user.pk}/{item_pk}"
+
+
+def thumbnail_url(user, case_ref: str, item_ref: str, item_pk: int) -> str:
+    """The thumbnail's URL for ``user``: call it only from a page that audits the item.
+
+    The token is the timestamp and signature of "user/item": the server knows both, so
+    the URL names neither.
+    """
+    signed = signing.TimestampSigner(salt=_THUMBNAIL_SALT).sign(
+        _thumbnail_signed_value(user, item_pk)
+    )
+    token = signed.split(":", 1)[1]
+    return f"{reverse('evidence:thumbnail', args=[case_ref, item_ref])}?{urlencode({'t': token})}"
+
+
+def _thumbnail_token_valid(user, item_pk: int, token: str) -> bool:
+    signed = f"{_thumbnail_signed_value(user, item_pk)}:{token}"
+    try:
+        signing.TimestampSigner(salt=_THUMBNAIL_SALT).unsign(
+            signed, max_age=THUMBNAIL_TOKEN_MAX_AGE
+        )
+    except signing.BadSignature:
+        return False
+    return True
 
 
 def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VIEW_CASE):
@@ -58,7 +94,8 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    # Every thumbnail a page shows is a sight of the evidence: one entry names them all.
+    # Every thumbnail a page shows is a sight of the evidence: one entry names them all,
+    # and only the URLs this page gives can fetch them.
     audit.record(
         request.user,
         "evidence.gallery",
@@ -66,6 +103,11 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         items=[item.reference for item in page],
         filters={k: v for k, v in query.items() if v},
     )
+    for item in page:
+        if item.has_thumbnail:
+            item.thumbnail_url = thumbnail_url(
+                request.user, case.reference, item.reference, item.pk
+            )
     return render(
         request,
         "evidence/gallery.html",
@@ -83,19 +125,29 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
 def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref)
     custody = item.custody_events.select_related("actor").order_by("at", "pk")
-    near = (
+    near = list(
         EvidenceItem.objects.visible_to(request.user)
         .filter(case=case, near_group=item.near_group)
         .exclude(pk=item.pk)
         .order_by("reference")
-        .values("reference", "original_path")[:24]
+        .values("pk", "reference", "original_path")[:24]
         if item.near_group is not None
         else []
     )
+    for n in near:
+        n["thumbnail_url"] = thumbnail_url(request.user, case.reference, n["reference"], n["pk"])
     derivatives = set(
         Derivative.objects.filter(original=item.original_id).values_list("kind", flat=True)
     )
-    audit.record(request.user, "evidence.view", target=item, case=case)
+    # The near-identical items' thumbnails are seen too: the entry names them, as the
+    # gallery's names its page.
+    audit.record(
+        request.user,
+        "evidence.view",
+        target=item,
+        case=case,
+        near=[n["reference"] for n in near],
+    )
     return render(
         request,
         "evidence/item_detail.html",
@@ -117,19 +169,41 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     )
 
 
-def _serve_derivative(item: EvidenceItem, kind: str) -> FileResponse:
+def _open_derivative(derivative: Derivative) -> FileResponse:
+    fh = Path(evidence_storage().path(derivative.storage_key)).open("rb")
+    return FileResponse(fh, content_type=derivative.media_type)
+
+
+def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponse:
     derivative = Derivative.objects.filter(original=item.original_id, kind=kind).first()
     if derivative is None and kind == Derivative.Kind.PREVIEW:
         derivative = services.ensure_preview(item)
     if derivative is None:
         raise Http404
-    path = evidence_storage().path(derivative.storage_key)
-    return FileResponse(Path(path).open("rb"), content_type=derivative.media_type)
+    try:
+        return _open_derivative(derivative)
+    except OSError:
+        pass  # the row committed but its file is gone (a crash between the two): remake it
+    if kind == Derivative.Kind.THUMBNAIL:
+        data = services.remake_thumbnail(item, derivative)
+        if data is None:
+            raise Http404
+        return HttpResponse(data, content_type=derivative.media_type)
+    if kind == Derivative.Kind.PREVIEW:
+        try:
+            if services.ensure_preview(item) is not None:
+                return _open_derivative(derivative)
+        except OSError:
+            pass
+    raise Http404
 
 
 @require_GET
-def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    """Served only with a token from a page that showed (and audited) the item."""
     _, item = _item(request, ref, item_ref)
+    if not _thumbnail_token_valid(request.user, item.pk, request.GET.get("t", "")):
+        raise PermissionDenied  # a member, but no audited page gave this URL
     return _serve_derivative(item, Derivative.Kind.THUMBNAIL)
 
 

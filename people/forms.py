@@ -4,7 +4,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.access import active_membership_q
+from casefiles.access import active_membership_q, testimony_refusal
 
 from .models import Consent, ConsentScope, Identity, Person, Relation, RoleKind, Testimony
 
@@ -157,8 +157,9 @@ class TestimonyForm(forms.Form):
         label=_("Statement"), strip=False, widget=forms.Textarea({**_TEXT, "rows": 14})
     )
 
-    def __init__(self, *args, case, people, **kwargs):
+    def __init__(self, *args, case, people, user, **kwargs):
         super().__init__(*args, **kwargs)
+        self.case, self.user = case, user
         self.people = {p.code: p for p in people}
         self.fields["witness"].choices = [(c, c) for c in self.people]
         self.fields["interviewers"].queryset = (
@@ -168,7 +169,11 @@ class TestimonyForm(forms.Form):
         )
 
     def clean_witness(self):
-        return self.people[self.cleaned_data["witness"]]
+        witness = self.people[self.cleaned_data["witness"]]
+        # Its interviewers may reveal a protected witness: not for just anyone to name.
+        if refusal := testimony_refusal(self.user, witness, self.case):
+            raise forms.ValidationError(refusal)
+        return witness
 
 
 class VersionForm(forms.Form):

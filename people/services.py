@@ -14,7 +14,13 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, can, reveal_refusal
+from casefiles.access import (
+    Action,
+    active_membership_q,
+    can,
+    reveal_refusal,
+    testimony_refusal,
+)
 from casefiles.models import Case
 
 from . import crypto
@@ -361,10 +367,22 @@ def create_testimony(
     place: str = "",
     remote: bool = False,
 ) -> Testimony:
-    """Log an interview as a draft testimony with its first version."""
+    """Log an interview as a draft testimony with its first version.
+
+    The interviewers it names may then reveal a High-protection witness's identity: so
+    for a protected witness only someone who may reveal it already logs one
+    (``testimony_refusal``), and every interviewer must be a member of the case now.
+    The entry names the interviewers.
+    """
     _require(actor, Action.ADD_TESTIMONY, case)
     if not CaseRole.objects.filter(person=witness, case=case).exists():
         raise ValidationError(_("The witness must have a role in this case."))
+    if refusal := testimony_refusal(actor, witness, case):
+        raise PermissionDenied(refusal)
+    interviewers = list(interviewers)
+    members = set(case.memberships.filter(active_membership_q()).values_list("user_id", flat=True))
+    if any(u.pk not in members for u in interviewers):
+        raise ValidationError({"interviewers": _("Interviewers must be members of the case.")})
     if not text.strip():
         raise ValidationError({"text": _("The statement is empty.")})
     testimony = Testimony(
@@ -397,6 +415,7 @@ def create_testimony(
             target=testimony,
             case=case,
             witness=witness.code,
+            interviewers=sorted(u.get_username() for u in interviewers),
             sha256=version.sha256,
         )
     return testimony

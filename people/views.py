@@ -14,7 +14,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, can, get_case_for_user, reveal_refusal
+from casefiles.access import (
+    Action,
+    can,
+    get_case_for_user,
+    reveal_refusal,
+    testimony_refusal,
+)
 from casefiles.exports import csv_cell
 
 from . import services
@@ -204,6 +210,9 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
     role_may_reveal = can(request.user, Action.REVEAL_IDENTITY, case)
     refusal = reveal_refusal(request.user, person, case) if role_may_reveal else None
     can_reveal = role_may_reveal and refusal is None
+    can_testify = can(request.user, Action.ADD_TESTIMONY, case)
+    # Naming a testimony's interviewers lets them reveal: kept to who may reveal already.
+    testimony_refused = testimony_refusal(request.user, person, case) if can_testify else None
     return render(
         request,
         "people/person_detail.html",
@@ -220,7 +229,9 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
             "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
             "reveal_refusal": refusal,
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
-            "can_consent": can(request.user, Action.ADD_TESTIMONY, case),
+            "can_consent": can_testify,
+            "can_log_testimony": can_testify and testimony_refused is None,
+            "testimony_refusal": testimony_refused,
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
         status=status,
@@ -337,6 +348,7 @@ def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:
         request.POST or None,
         case=case,
         people=people,
+        user=request.user,
         initial={"witness": request.GET.get("witness", "")},
     )
     if request.method == "POST" and form.is_valid():

@@ -15,6 +15,7 @@ from evidence.models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
 from evidence.services import run_fixity
 from evidence.storage import evidence_storage
 from evidence.tasks import ingest_staged_batch
+from evidence.views import thumbnail_url
 from tests.evidence.conftest import sha256
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
@@ -158,7 +159,7 @@ def test_thumbnails_are_served_and_previews_made_on_first_view(client, cast, pho
     item = photos["p1.jpg"]
     client.force_login(cast.observer)
     args = [cast.case.reference, item.reference]
-    thumb = client.get(reverse("evidence:thumbnail", args=args))
+    thumb = client.get(thumbnail_url(cast.observer, *args, item.pk))
     assert thumb["Content-Type"] == "image/jpeg"
     assert not Derivative.objects.filter(original=item.original, kind="preview").exists()
     preview = client.get(reverse("evidence:preview", args=args))
