@@ -249,18 +249,26 @@ class WriteOnceStore:
         final = self.root / key
         tmp = final.with_name(f"{final.name}.{os.getpid()}.tmp")
         try:
-            tmp.write_bytes(data)
-        except FileNotFoundError:
-            final.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(data)
-        tmp.replace(final)
+            try:
+                tmp.write_bytes(data)
+            except FileNotFoundError:
+                final.parent.mkdir(parents=True, exist_ok=True)
+                tmp.write_bytes(data)
+            tmp.replace(final)
+        except OSError:  # a full disk, say: never leave half a derivative behind
+            tmp.unlink(missing_ok=True)
+            raise
 
     def clean_stale_temp_files(self, older_than: float = 3600) -> int:
         """Remove temp files left by killed writers (never a published file)."""
         removed = 0
         cutoff = time.time() - older_than
         for tmp in self._tmp_dir().iterdir():
-            if tmp.stat().st_mtime < cutoff:
+            try:
+                stale = tmp.stat().st_mtime < cutoff
+            except FileNotFoundError:  # its writer, alive, published or removed it
+                continue
+            if stale:
                 tmp.unlink(missing_ok=True)
                 removed += 1
         return removed

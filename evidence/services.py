@@ -704,6 +704,7 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
         THUMBNAIL_SIZE,
         encode_jpeg,
         make_reduced,
+        valid_orientation,
     )
 
     fh, _ = open_verified(item)
@@ -725,7 +726,7 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
             thumb = make_reduced(
                 img,
                 int(params.get("max", THUMBNAIL_SIZE)),
-                orientation if isinstance(orientation, int) else None,
+                valid_orientation(orientation),
                 Image.Resampling[str(params.get("resample", "box")).upper()],
             )
             data = encode_jpeg(thumb, int(params.get("quality", THUMBNAIL_QUALITY)))

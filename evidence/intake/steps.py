@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import mimetypes
 import os
 import warnings
 import zipfile
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -28,6 +30,7 @@ from evidence.originals import CHUNK, WriteOnceStore, derivative_key, original_k
 from .payload import IntakeResult, SourceFile, Thumbnail
 
 DECODE_LIMIT = 256 << 20  # files up to this size are kept in memory for decoding
+SNIFF_BYTES = 4096  # what the type is told from
 MAX_PIXELS = 90_000_000  # more is refused before decoding (a decompression bomb)
 THUMBNAIL_SIZE = 256
 THUMBNAIL_QUALITY = 80
@@ -50,11 +53,15 @@ _MAGIC: list[tuple[int, bytes, str]] = [
     (0, b"\x1aE\xdf\xa3", "video/webm"),
     (0, b"PK\x03\x04", "application/zip"),
     (0, b"{\\rtf", "application/rtf"),
+    (0, b"#!AMR-WB\n", "audio/amr-wb"),
+    (0, b"#!AMR\n", "audio/amr"),
 ]
 _FTYP = {
     b"heic": "image/heic",
     b"heix": "image/heic",
+    b"hevc": "image/heic-sequence",
     b"mif1": "image/heif",
+    b"msf1": "image/heif-sequence",
     b"avif": "image/avif",
     b"qt  ": "video/quicktime",
     b"M4A ": "audio/mp4",
@@ -97,25 +104,194 @@ def kind_of(media_type: str) -> str:
     return "digital"
 
 
+# -- does the name lie about the content? ------------------------------------------------
+# Python's built-in table (not the machine's /etc/mime.types: the same answer everywhere),
+# completed with what evidence often arrives as. Raw camera formats listed are TIFF inside.
+_MIMETYPES = mimetypes.MimeTypes()
+_EXTENSION_TYPES = {
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".jpe": "image/jpeg",
+    ".jfif": "image/jpeg",
+    ".heic": "image/heic",
+    ".heics": "image/heic-sequence",
+    ".heif": "image/heif",
+    ".heifs": "image/heif-sequence",
+    ".hif": "image/heif",
+    ".avif": "image/avif",
+    ".cr2": "image/x-canon-cr2",
+    ".nef": "image/x-nikon-nef",
+    ".nrw": "image/x-nikon-nrw",
+    ".dng": "image/x-adobe-dng",
+    ".arw": "image/x-sony-arw",
+    ".pef": "image/x-pentax-pef",
+    ".srw": "image/x-samsung-srw",
+    ".amr": "audio/amr",
+    ".awb": "audio/amr-wb",
+    ".flac": "audio/flac",
+    ".ogg": "audio/ogg",
+    ".oga": "audio/ogg",
+    ".ogv": "video/ogg",
+    ".opus": "audio/opus",
+    ".m4a": "audio/mp4",
+    ".m4v": "video/x-m4v",
+    ".3gp": "video/3gpp",
+    ".3g2": "video/3gpp2",
+    ".mkv": "video/x-matroska",
+    ".mka": "audio/x-matroska",
+    ".webm": "video/webm",
+    ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    ".odt": "application/vnd.oasis.opendocument.text",
+    ".ods": "application/vnd.oasis.opendocument.spreadsheet",
+    ".odp": "application/vnd.oasis.opendocument.presentation",
+    ".epub": "application/epub+zip",
+    ".kmz": "application/vnd.google-earth.kmz",
+    ".apk": "application/vnd.android.package-archive",
+    ".jar": "application/java-archive",
+}
+# Types one file may honestly be named as: content and name conflict only across families.
+_FAMILIES: dict[str, tuple[str, ...]] = {
+    "jpeg": ("image/jpeg", "image/pjpeg"),
+    "tiff": (
+        "image/tiff",
+        "image/x-canon-cr2",
+        "image/x-nikon-nef",
+        "image/x-nikon-nrw",
+        "image/x-adobe-dng",
+        "image/x-sony-arw",
+        "image/x-pentax-pef",
+        "image/x-samsung-srw",
+    ),
+    "bmp": ("image/bmp", "image/x-ms-bmp"),
+    "heif": (
+        "image/heic",
+        "image/heif",
+        "image/heic-sequence",
+        "image/heif-sequence",
+        "image/avif",
+        "image/avif-sequence",
+    ),
+    "mp4": (
+        "video/mp4",
+        "video/quicktime",
+        "video/x-m4v",
+        "audio/mp4",
+        "audio/x-m4a",
+        "video/3gpp",
+        "video/3gpp2",
+        "audio/3gpp",
+        "audio/3gpp2",
+    ),
+    "matroska": ("video/webm", "audio/webm", "video/x-matroska", "audio/x-matroska"),
+    "wav": ("audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"),
+    "ogg": ("audio/ogg", "video/ogg", "application/ogg", "audio/opus", "audio/vorbis"),
+    "amr": ("audio/amr", "audio/amr-wb"),
+    "rtf": ("application/rtf", "text/rtf"),
+    "zip": (
+        "application/zip",
+        "application/x-zip-compressed",
+        "application/java-archive",
+        "application/vnd.android.package-archive",
+        "application/vnd.google-earth.kmz",
+    ),
+    "text": (
+        "text/plain",
+        "application/json",
+        "application/xml",
+        "application/javascript",
+        "application/x-sh",
+        "application/x-yaml",
+        "application/yaml",
+        "application/toml",
+        "application/sql",
+        "application/x-subrip",
+        "application/x-tex",
+        "application/x-latex",
+    ),
+}
+_FAMILY = {media_type: family for family, types in _FAMILIES.items() for media_type in types}
+# Families whose every file starts with bytes ``sniff`` knows: content it cannot name is a
+# conflict only with these. Text in a legacy encoding, an MP3 without an ID3 tag, an
+# old QuickTime file without ``ftyp``: sniff cannot name them, yet they are what they say.
+_MAGIC_REQUIRED = {
+    "jpeg",
+    "image/png",
+    "image/gif",
+    "tiff",
+    "bmp",
+    "image/webp",
+    "heif",
+    "application/pdf",
+    "zip",
+    "rtf",
+    "audio/flac",
+    "ogg",
+    "matroska",
+    "wav",
+    "video/x-msvideo",
+    "amr",
+}
+_UNNAMED = ("text/plain", "application/octet-stream")  # sniff found no magic bytes
+
+
+def _family(media_type: str) -> str:
+    media_type = media_type.lower()
+    if family := _FAMILY.get(media_type):
+        return family
+    if media_type.endswith("+zip") or media_type.startswith(
+        ("application/vnd.openxmlformats-officedocument.", "application/vnd.oasis.opendocument.")
+    ):
+        return "zip"  # office documents, EPUB: ZIP inside
+    if media_type.startswith("text/") or media_type.endswith(("+xml", "+json")):
+        return "text"
+    return media_type
+
+
 def _extension_type(name: str) -> str | None:
-    ext = PurePosixPath(name.lower()).suffix
-    if ext in (".jpg", ".jpeg", ".jpe"):
-        return "image/jpeg"
-    return mimetypes.guess_type(name)[0]
+    ext = PurePosixPath(name).suffix.lower()
+    if not ext:
+        return None
+    return (
+        _EXTENSION_TYPES.get(ext)
+        or _MIMETYPES.types_map[True].get(ext)
+        or _MIMETYPES.types_map[False].get(ext)
+    )
+
+
+def extension_conflict(name: str, media_type: str) -> str | None:
+    """The type ``name`` claims, if the content (typed by ``sniff``) is really another."""
+    claimed = _extension_type(name)
+    if claimed is None or claimed == "application/octet-stream":
+        return None  # no claim
+    want, have = _family(claimed), _family(media_type)
+    if want == have or (media_type in _UNNAMED and want not in _MAGIC_REQUIRED):
+        return None
+    return claimed
 
 
 # -- reading -----------------------------------------------------------------------
-_open_zips: dict[str, zipfile.ZipFile] = {}
+_open_zips: dict[str, tuple[tuple[int, ...], zipfile.ZipFile]] = {}
 
 
 def _zip(path: str) -> zipfile.ZipFile:
-    zf = _open_zips.get(path)
-    if zf is None:
-        zf = _open_zips[path] = zipfile.ZipFile(path)
+    """The archive, opened once per worker: its directory is read once, not per member.
+    Kept only while the file at ``path`` is the same one (a long-lived process may meet
+    another archive saved under the same name)."""
+    st = Path(path).stat()
+    identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    cached = _open_zips.get(path)
+    if cached is not None and cached[0] == identity:
+        return cached[1]
+    if cached is not None:
+        cached[1].close()
+    zf = zipfile.ZipFile(path)
+    _open_zips[path] = (identity, zf)
     return zf
 
 
-def _chunks(source: SourceFile) -> Iterator[bytes]:
+def _chunks(source: SourceFile, result: IntakeResult | None = None) -> Iterator[bytes]:
     if source.fs_path is not None:
         with Path(source.fs_path).open("rb") as fh:
             while chunk := fh.read(CHUNK):
@@ -123,21 +299,48 @@ def _chunks(source: SourceFile) -> Iterator[bytes]:
         return
     if source.zip_path is None or source.zip_index is None:
         raise ValueError("a source needs a file or a ZIP member")
-    info = _zip(source.zip_path).infolist()[source.zip_index]
-    read = 0
-    # zipfile stops at the declared size and checks the CRC; count anyway, the limits
-    # were checked against the declared sizes before this member was queued.
-    with _zip(source.zip_path).open(info) as member:
+    zf = _zip(source.zip_path)
+    info = zf.infolist()[source.zip_index]
+    if info.flag_bits & 0x1:
+        raise ValueError("encrypted ZIP member: it cannot be read without its password")
+    try:
+        member = zf.open(info)
+    except (NotImplementedError, RuntimeError) as exc:
+        method = zipfile.compressor_names.get(info.compress_type, "unknown")
+        raise ValueError(
+            f"ZIP member compressed with method {info.compress_type} ({method}), "
+            f"which cannot be read here: {exc}"
+        ) from exc
+    # zipfile checks the CRC-32 after the last byte and raises, and the member would be
+    # lost though every byte of it was read and hashed: the check is made here instead
+    # (the same work), and a mismatch is flagged, the bytes kept as read.
+    member._expected_crc = None
+    crc = read = 0
+    # zipfile stops at the declared size; count anyway, the limits were checked against
+    # the declared sizes before this member was queued.
+    with member:
         while chunk := member.read(CHUNK):
             read += len(chunk)
             if read > info.file_size:
                 raise ValueError("ZIP member longer than its declared size")
+            crc = zlib.crc32(chunk, crc)
             yield chunk
+    if crc != info.CRC and result is not None:
+        result.flag(
+            "zip_crc_mismatch",
+            f"CRC-32 of the bytes read is {crc:08x}, the archive says {info.CRC:08x}: the "
+            "member is damaged in the archive; stored as read, its SHA-256 is of those bytes",
+        )
 
 
 # -- metadata ------------------------------------------------------------------------
 def _plain(value: Any) -> Any:
     """EXIF values as JSON, kept as read (rationals as "num/den", text without NULs)."""
+    # Numbers first: an int has a numerator and a denominator too (6 is not "6/1").
+    if isinstance(value, int) or value is None:
+        return value
+    if isinstance(value, float):  # NaN and infinities are not JSON (jsonb refuses them)
+        return value if math.isfinite(value) else str(value)
     if isinstance(value, bytes):
         return value.rstrip(b"\x00").decode("utf-8", "replace").replace("\x00", "")
     if isinstance(value, str):
@@ -145,21 +348,32 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if hasattr(value, "numerator") and hasattr(value, "denominator"):
-        return f"{value.numerator}/{value.denominator}"
-    if isinstance(value, int | float | bool) or value is None:
-        return value
+        return f"{value.numerator}/{value.denominator}"  # "1/0" too: kept as read
     return str(value)
 
 
 def _degrees(dms: Any, ref: Any) -> float | None:
     try:
-        d, m, s = (float(v) for v in dms)
+        d, m, s = (float(v) for v in dms)  # a zero denominator gives NaN, never raises
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     value = d + m / 60 + s / 3600
-    if str(_plain(ref)).upper() in ("S", "W"):
+    if not math.isfinite(value):
+        return None
+    if _ref(ref) in ("S", "W"):
         value = -value
     return round(value, 7)
+
+
+def _ref(ref: Any) -> str:
+    return "" if ref is None else str(_plain(ref)).strip().upper()
+
+
+def valid_orientation(value: Any) -> int | None:
+    """The EXIF orientation if it is one of the eight the standard defines, else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 8:
+        return value
+    return None
 
 
 _TAGS = {271: "Make", 272: "Model", 274: "Orientation", 305: "Software", 306: "DateTime"}
@@ -182,12 +396,39 @@ def read_exif(img: Image.Image, result: IntakeResult) -> None:
     result.camera_make = str(md.get("Make", ""))[:100]
     result.camera_model = str(md.get("Model", ""))[:100]
     result.taken_at = str(md.get("DateTimeOriginal") or md.get("DateTime") or "")[:40]
-    orientation = exif.get(274)
-    result.orientation = orientation if isinstance(orientation, int) else None
+    if 274 in exif:
+        result.orientation = valid_orientation(exif[274])
+        if result.orientation is None:  # the raw value stays in the metadata
+            result.flag(
+                "exif_orientation_invalid",
+                f"EXIF Orientation is {md['Orientation']!r}, not 1 to 8: not used, "
+                "the thumbnail is not turned",
+            )
     if 2 in gps and 4 in gps:
-        lat, lon = _degrees(gps[2], gps.get(1)), _degrees(gps[4], gps.get(3))
-        if lat is not None and lon is not None and abs(lat) <= 90 and abs(lon) <= 180:
-            result.gps = (lat, lon)
+        _read_position(gps, result)
+
+
+_REFS = ((1, "GPSLatitudeRef", ("N", "S"), "north"), (3, "GPSLongitudeRef", ("E", "W"), "east"))
+
+
+def _read_position(gps: Any, result: IntakeResult) -> None:
+    lat, lon = _degrees(gps[2], gps.get(1)), _degrees(gps[4], gps.get(3))
+    if lat is None or lon is None or abs(lat) > 90 or abs(lon) > 180:
+        result.flag("gps_invalid", "GPS position unreadable or out of range: not used")
+        return
+    result.gps = (lat, lon)
+    # Without its reference a coordinate's sign is a guess: say so to the reviewer.
+    assumed = [
+        f"{name} {'missing' if not _ref(gps.get(tag)) else repr(_ref(gps.get(tag)))}, "
+        f"taken as {default}"
+        for tag, name, allowed, default in _REFS
+        if _ref(gps.get(tag)) not in allowed
+    ]
+    if assumed:
+        result.flag(
+            "gps_ref_missing",
+            "; ".join(assumed) + ": the position's sign is an assumption, check it",
+        )
 
 
 def taken_date(taken_at: str):
@@ -234,7 +475,7 @@ def make_reduced(
     if img.mode not in ("RGB", "L"):
         img = img.convert("RGB")
     img.thumbnail((size, size), resample, reducing_gap=2.0)
-    turn = _UPRIGHT.get(orientation) if orientation else None
+    turn = _UPRIGHT.get(valid_orientation(orientation) or 1)  # only the eight defined
     return img.transpose(turn) if turn is not None else img
 
 
@@ -264,7 +505,16 @@ def decode_image(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> 
         thumb = make_reduced(img, THUMBNAIL_SIZE, result.orientation, Image.Resampling.BOX)
     data = encode_jpeg(thumb, THUMBNAIL_QUALITY)
     key = derivative_key(result.sha256, "thumbnail", "jpg")
-    storage.write_derivative(key, data)
+    result.phash = dhash(thumb)
+    try:
+        storage.write_derivative(key, data)
+    except OSError as exc:  # a full disk, say: the picture is fine, its thumbnail is not
+        result.flag(
+            "derivative_failed",
+            f"thumbnail not stored ({exc}); the original is stored, the thumbnail can be "
+            "made again from it",
+        )
+        return
     result.thumbnail = Thumbnail(
         key,
         thumb.width,
@@ -277,7 +527,6 @@ def decode_image(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> 
             "exif_transpose": True,
         },
     )
-    result.phash = dhash(thumb)
 
 
 TOOL = f"Pillow {PIL.__version__}"
@@ -310,13 +559,16 @@ def _read_and_store(
         if source.fs_path is not None:
             data = Path(source.fs_path).read_bytes()  # one buffer, no copy to join
         else:
-            data = b"".join(_chunks(source))
+            data = b"".join(_chunks(source, result))
         result.sha256 = hashlib.sha256(data).hexdigest()
         for name in extra:
             setattr(result, name, hashlib.new(name, data).hexdigest())
         result.size, result.storage_key = len(data), original_key(result.sha256)
         return data, _background().submit(storage.write_original_bytes, data, result.sha256)
-    written = storage.write_original(_chunks(source), DECODE_LIMIT, extra)
+    # Too big to decode: only the first bytes are kept, to sniff the type (an unknown
+    # size may still turn out small, so up to the limit is kept then).
+    keep = SNIFF_BYTES if declared is not None else DECODE_LIMIT
+    written = storage.write_original(_chunks(source, result), keep, extra)
     result.sha256, result.size, result.storage_key = written.sha256, written.size, written.key
     result.md5, result.sha1 = written.md5, written.sha1
     if not written.created:
@@ -395,17 +647,17 @@ def process_many(
 
 def _describe(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> None:
     """Type, metadata, thumbnail and perceptual hash. Problems become flags."""
-    result.media_type = sniff(data[:4096])
+    result.media_type = sniff(data[:SNIFF_BYTES])
     result.kind = kind_of(result.media_type)
     if result.size == 0:
         result.flag("empty", "zero-byte file")
         return
-    claimed = _extension_type(result.source.name)
-    if claimed and claimed != result.media_type:
+    claimed = extension_conflict(result.source.name, result.media_type)
+    if claimed:
         result.flag("extension_mismatch", f"named like {claimed}, content is {result.media_type}")
     if result.media_type not in DECODABLE:
         return
-    if result.size > DECODE_LIMIT:
+    if result.size > DECODE_LIMIT or len(data) < result.size:  # only its head was kept
         result.flag("not_decoded", "too large to decode at intake")
         return
     try:
@@ -423,11 +675,7 @@ def make_preview(original_path: str) -> tuple[bytes, int, int]:
         img = Image.open(original_path, formats=PIL_FORMATS)
         if img.width * img.height > MAX_PIXELS:
             raise ValueError("image too large to preview")
-        orientation = img.getexif().get(274)
         preview = make_reduced(
-            img,
-            PREVIEW_SIZE,
-            orientation if isinstance(orientation, int) else None,
-            Image.Resampling.BICUBIC,
+            img, PREVIEW_SIZE, valid_orientation(img.getexif().get(274)), Image.Resampling.BICUBIC
         )
     return encode_jpeg(preview, 85), preview.width, preview.height

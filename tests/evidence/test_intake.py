@@ -436,6 +436,14 @@ def test_another_card_at_the_same_mount_point_is_taken_in_not_skipped(tmp_path, 
     assert second.new_items == 1
     assert second.batch.items.get().original.sha256 == sha256(card_b)
 
+    archive = tmp_path / "export.zip"
+    _zip(archive, [("IMG_0001.JPG", card_a)])
+    from_zip = ingest_path(actor=taker, case=case, path=archive, acquired_from="W", jobs=1)
+    _zip(archive, [("IMG_0001.JPG", card_b)])  # another archive saved under the same name
+    other_zip = ingest_path(actor=taker, case=case, path=archive, acquired_from="W", jobs=1)
+    assert other_zip.batch.pk != from_zip.batch.pk
+    assert other_zip.batch.items.get().original.sha256 == sha256(card_b)
+
 
 def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
     import socket
