@@ -30,6 +30,7 @@ run: $(VENV)/.installed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
 	$(PY) manage.py seed_demo_evidence
+	$(PY) manage.py resume_batches
 	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	  ATHAR_DEMO_MODE=1 $(PY) manage.py runserver 127.0.0.1:8000

@@ -2,16 +2,24 @@
 
 from django.contrib.auth import get_user_model
 from django.tasks import task
+from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
+from . import services
 from .intake.pipeline import run_intake
-from .intake.staging import clear_staging, listing_for
+from .intake.staging import PREFIX, clear_staging, listing_for, staging_dir
 from .models import IntakeBatch
 
 
 @task()
 def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
-    """Take in what a browser upload staged for this batch; resumable like any intake."""
+    """Take in what a browser upload staged for this batch; resumable like any intake.
+
+    Queued again for a batch that is done, or that a live worker is taking in, it
+    leaves the batch alone: so a batch can be re-queued whenever in doubt."""
     batch = IntakeBatch.objects.select_related("case").get(pk=batch_id)
+    if batch.status == IntakeBatch.Status.DONE or not services.claim_batch(batch):
+        return 0
     actor = get_user_model().objects.get(pk=actor_id)
     try:
         report = run_intake(actor=actor, batch=batch, listing=listing_for(batch))
@@ -26,3 +34,34 @@ def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
         raise
     clear_staging(batch)
     return report.new_items
+
+
+def resume_staged_batches() -> list[int]:
+    """Queue again every browser batch left unfinished (its worker killed, the machine
+    restarted): those still staged and not already waiting in the queue. ``db_worker``
+    never restarts a task it lost, so without this such a batch stays "running"."""
+    queued = {
+        result.args_kwargs["args"][0]
+        for result in DBTaskResult.objects.ready().filter(task_path=ingest_staged_batch.module_path)
+    }
+    # A fresh heartbeat: its worker is alive (an old one may be too; the task checks).
+    alive_since = timezone.now() - services.LEASE
+    unfinished = (
+        IntakeBatch.objects.filter(
+            source_root__startswith=PREFIX,
+            status__in=[
+                IntakeBatch.Status.PENDING,
+                IntakeBatch.Status.RUNNING,
+                IntakeBatch.Status.INTERRUPTED,
+            ],
+        )
+        .exclude(pk__in=queued)
+        .exclude(status=IntakeBatch.Status.RUNNING, heartbeat_at__gt=alive_since)
+        .order_by("pk")
+    )
+    resumed = []
+    for batch in unfinished:
+        if (staging_dir(batch) / "names.json").is_file():
+            ingest_staged_batch.enqueue(batch.pk, batch.created_by_id)
+            resumed.append(batch.pk)
+    return resumed

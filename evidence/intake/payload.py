@@ -27,7 +27,10 @@ class SourceFile:
 
     @property
     def name(self) -> str:
-        return self.path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or self.path
+        # In a ZIP a backslash separates folders too (Windows tools write it); on a disk
+        # it is part of a name, e.g. the \xd5 escapes of a name that is not UTF-8.
+        path = self.path.replace("\\", "/") if self.zip_path is not None else self.path
+        return path.rstrip("/").rsplit("/", 1)[-1] or self.path
 
 
 @dataclass

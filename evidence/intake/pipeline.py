@@ -137,11 +137,14 @@ def ingest_path(
     custodian_manifest: Path | None = None,
     progress: Callable[[int, int, float], None] | None = None,
     new_batch: bool = False,
+    zip_encoding: str | None = None,
 ) -> RunReport:
-    """The command-line entry point: a folder tree or a ZIP (resumes an earlier run)."""
+    """The command-line entry point: a folder tree or a ZIP (resumes an earlier run).
+
+    ``zip_encoding``: of a ZIP's names written without the UTF-8 flag, if known."""
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
-    listing = list_source(path, evidence_storage().root)
+    listing = list_source(path, evidence_storage().root, zip_encoding)
     batch = (
         None
         if new_batch

@@ -4,6 +4,10 @@ A ZIP is never extracted: each member is streamed into the store by the workers,
 its name is kept as metadata only, so ``../`` or absolute names cannot write anywhere.
 Limits against ZIP bombs are checked on the declared sizes here and on the bytes
 actually read while streaming.
+
+Names are recorded as text a database can hold and a person can read; where the bytes
+on the medium were not that text (not UTF-8 on disk, an unknown ZIP encoding), the item
+is flagged and the reason keeps the raw bytes in hex, so nothing of the name is lost.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ ZIP_MAX_MEMBER = 64 << 30  # 64 GiB for one member
 ZIP_MAX_RATIO = 200  # uncompressed / compressed, for members over ZIP_RATIO_FROM
 ZIP_RATIO_FROM = 1 << 20
 ZIP_WHOLE_RATIO_FROM = 1 << 30  # the archive-wide ratio counts from 1 GiB declared
+ZIP_UTF8_FLAG = 0x800  # general purpose bit 11: the member's name is UTF-8
+
+Flags = tuple[tuple[str, str], ...]
 
 
 @dataclass
@@ -37,29 +44,55 @@ class Listing:
         self.problems.append({"path": path, "kind": kind, "reason": reason})
 
 
+def displayable(name: str) -> tuple[str, Flags]:
+    """A name from the filesystem as text, and a flag if it was not UTF-8 on disk.
+
+    Python hands such bytes over as lone surrogates, which no database column (nor
+    ``str.encode``) accepts. They are shown as ``\\xNN`` escapes; the flag's reason
+    keeps the exact bytes in hex. The file itself is still opened by its real name.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = os.fsencode(name)  # the bytes on disk (surrogateescape undone)
+        shown = raw.decode("utf-8", "backslashreplace")
+        reason = (
+            f"name on the medium is not UTF-8, shown with \\x escapes; raw bytes (hex): {raw.hex()}"
+        )
+        return shown, (("filename_not_utf8", reason),)
+    return name, ()
+
+
 def list_folder(root: Path) -> Listing:
     """Every regular file under ``root``, sorted; symlinks are recorded, never followed."""
     listing = Listing()
     stack = [root]
-    found: list[tuple[str, str]] = []
+    found: list[tuple[str, str, Flags]] = []
     while stack:
         directory = stack.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError as exc:
-            listing.problem(str(directory.relative_to(root)), "failed", f"unreadable: {exc}")
+            rel, _ = displayable(str(directory.relative_to(root)))
+            listing.problem(rel, "failed", f"unreadable: {displayable(str(exc))[0]}")
             continue
         for entry in entries:
-            rel = Path(entry.path).relative_to(root).as_posix()
+            rel, flags = displayable(Path(entry.path).relative_to(root).as_posix())
+            why = "".join(f"; {reason}" for _, reason in flags)  # a skipped name's bytes
             if entry.is_symlink():
-                listing.problem(rel, "skipped", "symbolic link: not followed")
+                listing.problem(rel, "skipped", f"symbolic link: not followed{why}")
             elif entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
             elif entry.is_file(follow_symlinks=False):
-                found.append((rel, entry.path))
+                found.append((rel, entry.path, flags))
             else:
-                listing.problem(rel, "skipped", "not a regular file")
-    listing.files = [SourceFile(path=rel, fs_path=full) for rel, full in sorted(found)]
+                listing.problem(rel, "skipped", f"not a regular file{why}")
+    # Two names can show alike (bytes escaped as "\\xd5" beside a name really spelt so):
+    # the second gets another occurrence, so each keeps its own source key.
+    seen: Counter[str] = Counter()
+    for rel, full, flags in sorted(found):
+        listing.files.append(SourceFile(path=rel, occurrence=seen[rel], fs_path=full, flags=flags))
+        seen[rel] += 1
     return listing
 
 
@@ -72,8 +105,41 @@ def _unsafe_name(name: str) -> str | None:
     return None
 
 
-def list_zip(path: Path, store_root: Path | None = None) -> Listing:
-    """The members of a ZIP as sources, with every limit checked before any is read."""
+def zip_member_name(info: zipfile.ZipInfo, encoding: str | None = None) -> tuple[str, Flags]:
+    """A member's name as its maker meant it, and a flag if that could not be known.
+
+    ``zipfile`` reads a name without the UTF-8 flag as cp437 (the format's old default).
+    Windows Explorer writes the OEM code page instead (cp720 for Arabic), and many tools
+    write UTF-8 without setting the flag: an Arabic name comes out as mojibake. The raw
+    bytes are recovered from the cp437 reading (a lossless one) and decoded again.
+    """
+    name = info.filename
+    if info.flag_bits & ZIP_UTF8_FLAG or name.isascii() or name != info.orig_filename:
+        return name, ()  # flagged UTF-8, plain ASCII, or named by a Unicode Path field
+    raw = name.encode("cp437")
+    try:
+        return raw.decode("utf-8"), ()
+    except UnicodeDecodeError:
+        pass
+    if encoding:
+        try:
+            return raw.decode(encoding), ()
+        except UnicodeDecodeError:
+            pass
+    tried = f"UTF-8 or {encoding}" if encoding else "UTF-8"
+    reason = (
+        f"name in the ZIP is not {tried} and has no UTF-8 flag: shown as cp437; "
+        f"raw bytes (hex): {raw.hex()} (ingest --zip-encoding names the encoding)"
+    )
+    return name, (("filename_encoding_unknown", reason),)
+
+
+def list_zip(path: Path, store_root: Path | None = None, encoding: str | None = None) -> Listing:
+    """The members of a ZIP as sources, with every limit checked before any is read.
+
+    ``encoding``: of names written without the UTF-8 flag, if known. Members are read by
+    index, whatever their names.
+    """
     listing = Listing()
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
@@ -91,10 +157,10 @@ def list_zip(path: Path, store_root: Path | None = None) -> Listing:
         raise ValueError(f"ZIP declares {total:,} bytes; the store has {free:,} free")
     seen: Counter[str] = Counter()
     for index, info in enumerate(infos):
-        name = info.filename
-        mode = info.external_attr >> 16
         if info.is_dir():
             continue
+        name, flags = zip_member_name(info, encoding)
+        mode = info.external_attr >> 16
         if stat.S_ISLNK(mode):
             listing.problem(name, "skipped", "symbolic link in the archive: not followed")
             continue
@@ -107,9 +173,8 @@ def list_zip(path: Path, store_root: Path | None = None) -> Listing:
                 name, "failed", f"compression ratio {ratio:,.0f}:1 (limit {ZIP_MAX_RATIO}:1)"
             )
             continue
-        flags: tuple[tuple[str, str], ...] = ()
         if reason := _unsafe_name(name):
-            flags = (("unsafe_path", reason),)
+            flags = (*flags, ("unsafe_path", reason))
         occurrence = seen[name]
         seen[name] += 1
         if occurrence:
@@ -122,7 +187,7 @@ def list_zip(path: Path, store_root: Path | None = None) -> Listing:
                 path=name,
                 occurrence=occurrence,
                 zip_path=str(path),
-                zip_member=name,
+                zip_member=info.filename,  # as zipfile names it; read by zip_index
                 zip_index=index,
                 declared_size=info.file_size,
                 flags=flags,
@@ -137,12 +202,15 @@ def is_archive(name: str, path: Path) -> bool:
     return name.lower().endswith(".zip") and zipfile.is_zipfile(path)
 
 
-def list_source(path: Path, store_root: Path | None = None) -> Listing:
+def list_source(
+    path: Path, store_root: Path | None = None, zip_encoding: str | None = None
+) -> Listing:
     if path.is_dir():
         return list_folder(path)
     if is_archive(path.name, path):
-        return list_zip(path, store_root)
-    return Listing(files=[SourceFile(path=path.name, fs_path=str(path))])
+        return list_zip(path, store_root, zip_encoding)
+    name, flags = displayable(path.name)
+    return Listing(files=[SourceFile(path=name, fs_path=str(path), flags=flags)])
 
 
 def file_sha256(path: Path) -> tuple[str, int]:

@@ -34,21 +34,28 @@ def stage_uploads(batch, uploads) -> int:
 
 def listing_for(batch) -> Listing:
     """Every staged file as a source, taken in whole as uploaded; a .zip archive also
-    contributes its members, under its name."""
+    contributes its members, under its name (``Archive.zip#2/`` for the second upload
+    of that name, so each member keeps its own source key)."""
     directory = staging_dir(batch)
     names = json.loads((directory / "names.json").read_text())
     listing = Listing()
     for n, name in enumerate(names):
         path = directory / f"{n:06d}"
-        listing.files.append(
-            SourceFile(path=name, occurrence=names[:n].count(name), fs_path=str(path))
-        )
-        if is_archive(name, path):
+        occurrence = names[:n].count(name)
+        listing.files.append(SourceFile(path=name, occurrence=occurrence, fs_path=str(path)))
+        if not is_archive(name, path):
+            continue
+        prefix = f"{name}#{occurrence + 1}" if occurrence else name
+        try:
             inner = list_zip(path, evidence_storage().root)
-            listing.files += [
-                SourceFile(**{**vars(s), "path": f"{name}/{s.path}"}) for s in inner.files
-            ]
-            listing.problems += [{**p, "path": f"{name}/{p['path']}"} for p in inner.problems]
+        except Exception as exc:  # a bomb or an unreadable ZIP: the archive itself is kept
+            reason = f"members not taken in: {type(exc).__name__}: {exc}"
+            listing.problem(f"{prefix}/", "failed", reason)
+            continue
+        listing.files += [
+            SourceFile(**{**vars(s), "path": f"{prefix}/{s.path}"}) for s in inner.files
+        ]
+        listing.problems += [{**p, "path": f"{prefix}/{p['path']}"} for p in inner.problems]
     return listing
 
 

@@ -1,5 +1,6 @@
 """manage.py ingest PATH --case REF --source "..." : take in a folder tree or a ZIP."""
 
+import codecs
 import json as jsonlib
 import os
 import sys
@@ -52,6 +53,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
         parser.add_argument("--as", dest="username", help="the investigator taking it in")
         parser.add_argument("--new-batch", action="store_true", help="do not resume")
+        parser.add_argument(
+            "--zip-encoding",
+            help="encoding of ZIP names written without the UTF-8 flag, when known "
+            "(e.g. cp720 for Arabic Windows Explorer, cp1256); otherwise they are flagged",
+        )
 
     def handle(
         self,
@@ -65,10 +71,19 @@ class Command(BaseCommand):
         json,
         username,
         new_batch,
+        zip_encoding,
         **options,
     ):
         if not path.exists():
             raise CommandError(f"{path} does not exist.")
+        if zip_encoding:
+            try:
+                # A code page that keeps ASCII as it is (not utf-16, rot13 or base64).
+                known = "a/".encode(codecs.lookup(zip_encoding).name) == b"a/"
+            except (LookupError, UnicodeError):
+                known = False
+            if not known:
+                raise CommandError(f"unknown encoding {zip_encoding!r} for ZIP names.")
         if manifest is not None and not manifest.is_file():
             raise CommandError(f"manifest {manifest} is not a file.")
         case_obj = get_case(case)
@@ -86,6 +101,7 @@ class Command(BaseCommand):
                 custodian_manifest=manifest,
                 progress=Progress(sys.stderr),
                 new_batch=new_batch,
+                zip_encoding=zip_encoding,
             )
         except (ValueError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc

@@ -1,0 +1,301 @@
+"""File names that are not plain UTF-8, and browser uploads of awkward ZIPs."""
+
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+from django_tasks_db.models import DBTaskResult
+
+from evidence.models import EvidenceItem, IntakeBatch
+from evidence.storage import evidence_storage
+from evidence.tasks import ingest_staged_batch
+from tests.evidence.conftest import sha256
+from tests.evidence.images import jpeg_bytes, write
+
+pytestmark = pytest.mark.django_db
+
+PHOTO = "صورة.jpg"  # "photo.jpg" in Arabic
+
+
+def _flags(item):
+    return {f["code"]: f["reason"] for f in item.flags}
+
+
+def _stored_bytes(item: EvidenceItem) -> bytes:
+    return Path(evidence_storage().path(item.original.storage_key)).read_bytes()
+
+
+def _raw_bytes_in(reason: str) -> bytes:
+    return bytes.fromhex(reason.rpartition("raw bytes (hex): ")[2].split()[0])
+
+
+# --- names on disk that are not UTF-8 ---------------------------------------------------
+
+
+def test_a_file_named_in_an_old_windows_code_page_is_stored_flagged_and_rerun_safely(
+    tmp_path, ingest
+):
+    medium = tmp_path / "usb"
+    raw = PHOTO.encode("cp1256")  # as an Arabic Windows PC of 2010 wrote it to a FAT stick
+    data, twin = jpeg_bytes(1), jpeg_bytes(2)
+    medium.mkdir()
+    Path(os.fsdecode(os.fsencode(medium) + b"/" + raw)).write_bytes(data)
+    # A name that really is spelt with the backslash escapes the first one is shown as.
+    shown = raw.decode("utf-8", "backslashreplace")
+    write(medium / shown, twin)
+    write(medium / PHOTO, jpeg_bytes(3))  # the same name in UTF-8: nothing to flag
+
+    code, out, err = ingest(medium, "--json")
+    assert code == 0, err
+    assert (json.loads(out)["stored"], json.loads(out)["failed"]) == (3, 0)
+    items = EvidenceItem.objects.filter(original_path=shown).order_by("reference")
+    assert [_stored_bytes(i) for i in items] == [twin, data]  # sorted as shown, then by name
+    flagged = items[1]
+    assert flagged.original_filename == r"\xd5\xe6\xd1\xc9.jpg"
+    reason = _flags(flagged)["filename_not_utf8"]
+    assert _raw_bytes_in(reason) == raw  # the name on the medium, recoverable exactly
+    assert _flags(items[0]) == {}
+    assert _flags(EvidenceItem.objects.get(original_path=PHOTO)) == {}
+
+    code, out, err = ingest(medium, "--json")  # a re-run resumes the batch: nothing new
+    assert code == 0, err
+    summary = json.loads(out)
+    assert (summary["new_items"], summary["already_done"]) == (0, 3)
+    assert EvidenceItem.objects.count() == 3 and IntakeBatch.objects.count() == 1
+
+
+def test_a_folder_named_in_a_code_page_flags_the_files_in_it(tmp_path, ingest):
+    medium = tmp_path / "usb"
+    folder = Path(os.fsdecode(os.fsencode(medium) + b"/" + "حلب".encode("cp1256")))
+    folder.mkdir(parents=True)
+    (folder / "1.jpg").write_bytes(jpeg_bytes(4))
+    code, _, err = ingest(medium)
+    assert code == 0, err
+    item = EvidenceItem.objects.get()
+    assert item.original_path == r"\xcd\xe1\xc8/1.jpg" and item.original_filename == "1.jpg"
+    assert _raw_bytes_in(_flags(item)["filename_not_utf8"]) == "حلب".encode("cp1256") + b"/1.jpg"
+
+
+# --- ZIP names without the UTF-8 flag ---------------------------------------------------
+
+
+def _zip_without_utf8_flag(path: Path, members: list[tuple[bytes, bytes]]) -> Path:
+    """A ZIP as Windows Explorer or an old 7-Zip writes it: names as raw bytes, no flag.
+
+    zipfile sets the UTF-8 flag for any non-ASCII name, so the ZIP is written with ASCII
+    stand-ins of the same length, which are then replaced by the raw names (in the local
+    header and the central directory alike)."""
+    stand_ins = [f"~{n}~".ljust(len(raw), "~").encode() for n, (raw, _) in enumerate(members)]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for stand_in, (_, data) in zip(stand_ins, members, strict=True):
+            zf.writestr(stand_in.decode(), data)
+    blob = buffer.getvalue()
+    for stand_in, (raw, _) in zip(stand_ins, members, strict=True):
+        assert blob.count(stand_in) == 2
+        blob = blob.replace(stand_in, raw)
+    path.write_bytes(blob)
+    with zipfile.ZipFile(path) as zf:
+        assert not any(i.flag_bits & 0x800 for i in zf.infolist())
+    return path
+
+
+def test_zip_names_in_utf8_without_the_flag_are_read_as_utf8_and_match_the_list(tmp_path, ingest):
+    photo, note = jpeg_bytes(5), "شهادة\n".encode()
+    archive = _zip_without_utf8_flag(
+        tmp_path / "drive.zip",
+        [(f"حلب/{PHOTO}".encode(), photo), (b"readme.txt", note)],
+    )
+    listing = tmp_path / "SHA256SUMS"  # the custodian's list, names in UTF-8
+    listing.write_text(f"{sha256(photo)}  حلب/{PHOTO}\n{sha256(note)}  readme.txt\n")
+    code, _, err = ingest(archive, "--manifest", str(listing))
+    assert code == 0, err
+    item = EvidenceItem.objects.get(original_path=f"حلب/{PHOTO}")
+    assert _stored_bytes(item) == photo and _flags(item) == {}
+    results = dict(IntakeBatch.objects.get().manifest_entries.values_list("path", "result"))
+    assert results == {f"حلب/{PHOTO}": "match", "readme.txt": "match"}
+
+
+def test_zip_names_in_an_unknown_code_page_are_flagged_with_their_bytes(tmp_path, ingest):
+    raw = PHOTO.encode("cp720")  # Windows Explorer on an Arabic PC
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(raw, jpeg_bytes(6))])
+    code, _, err = ingest(archive)
+    assert code == 0, err
+    item = EvidenceItem.objects.get()
+    assert item.original_path == raw.decode("cp437")
+    assert _stored_bytes(item) == jpeg_bytes(6)
+    reason = _flags(item)["filename_encoding_unknown"]
+    assert _raw_bytes_in(reason) == raw and "--zip-encoding" in reason
+
+
+def test_the_investigator_can_name_the_zip_encoding(tmp_path, ingest):
+    raw = PHOTO.encode("cp720")
+    archive = _zip_without_utf8_flag(
+        tmp_path / "drive.zip",
+        [(raw, jpeg_bytes(7)), ("ملف.txt".encode(), b"utf-8 named")],
+    )
+    code, _, err = ingest(archive, "--zip-encoding", "cp720")
+    assert code == 0, err
+    items = {i.original_path: i for i in EvidenceItem.objects.all()}
+    assert set(items) == {PHOTO, "ملف.txt"}  # UTF-8 names are still read as UTF-8
+    assert _stored_bytes(items[PHOTO]) == jpeg_bytes(7) and _flags(items[PHOTO]) == {}
+
+
+def test_an_unknown_zip_encoding_is_refused_before_anything_is_taken_in(tmp_path, ingest):
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(b"a.jpg", jpeg_bytes(8))])
+    for name in ("cp9999", "rot13", "utf-16"):
+        code, _, err = ingest(archive, "--zip-encoding", name)
+        assert code == 1 and "unknown encoding" in err
+    assert not IntakeBatch.objects.exists()
+
+
+# --- browser uploads of ZIPs -------------------------------------------------------------
+
+
+def _zip_bytes(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _queue_upload(client, cast, capture, files: list[tuple[str, bytes]]) -> IntakeBatch:
+    """Upload in the browser; a ZIP, or many files, are queued for a background task."""
+    client.force_login(cast.investigator)
+    with capture(execute=True):
+        client.post(
+            reverse("evidence:upload", args=[cast.case.reference]),
+            {
+                "files": [SimpleUploadedFile(name, data) for name, data in files],
+                "acquired_from": "S-0003",
+            },
+        )
+    return IntakeBatch.objects.get()
+
+
+def _upload(client, cast, capture, files: list[tuple[str, bytes]]) -> IntakeBatch:
+    """Upload, then run the queued task as `manage.py db_worker` would."""
+    batch = _queue_upload(client, cast, capture, files)
+    ingest_staged_batch.call(*DBTaskResult.objects.get().args_kwargs["args"])
+    batch.refresh_from_db()
+    return batch
+
+
+def test_two_uploaded_zips_with_the_same_name_are_both_taken_in(
+    client, cast, django_capture_on_commit_callbacks
+):
+    first = _zip_bytes({"a.jpg": jpeg_bytes(10), "b.jpg": jpeg_bytes(11)})
+    second = _zip_bytes({"a.jpg": jpeg_bytes(12)})
+    batch = _upload(
+        client,
+        cast,
+        django_capture_on_commit_callbacks,
+        [("Archive.zip", first), ("Archive.zip", second)],
+    )
+    assert (batch.status, batch.stored, batch.failed) == ("done", 5, 0)
+    got = sorted(batch.items.values_list("original_path", "original__sha256"))
+    assert got == sorted(
+        [
+            ("Archive.zip", sha256(first)),
+            ("Archive.zip", sha256(second)),
+            ("Archive.zip/a.jpg", sha256(jpeg_bytes(10))),
+            ("Archive.zip/b.jpg", sha256(jpeg_bytes(11))),
+            ("Archive.zip#2/a.jpg", sha256(jpeg_bytes(12))),
+        ]
+    )
+
+
+def test_an_uploaded_zip_bomb_or_broken_zip_is_kept_whole_and_the_rest_goes_on(
+    client, cast, django_capture_on_commit_callbacks, monkeypatch
+):
+    from evidence.intake import sources
+
+    monkeypatch.setattr(sources, "ZIP_WHOLE_RATIO_FROM", 1 << 20)  # 1 MiB, for a quick test
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n in range(300):  # each member small; together they expand over 200:1
+            zf.writestr(f"z{n}.bin", b"\x00" * (64 << 10))
+    bomb = buffer.getvalue()
+    good = _zip_bytes({"a.jpg": jpeg_bytes(13)})
+    broken = good.replace(b"PK\x01\x02", b"PK\x01\x09")  # central directory unreadable
+    assert zipfile.is_zipfile(io.BytesIO(broken))  # still looks like a ZIP from its end
+    batch = _upload(
+        client,
+        cast,
+        django_capture_on_commit_callbacks,
+        [("bomb.zip", bomb), ("broken.zip", broken), ("photo.jpg", jpeg_bytes(14))],
+    )
+    got = dict(batch.items.values_list("original_path", "original__sha256"))
+    assert got == {
+        "bomb.zip": sha256(bomb),
+        "broken.zip": sha256(broken),
+        "photo.jpg": sha256(jpeg_bytes(14)),
+    }
+    assert (batch.status, batch.stored, batch.failed) == ("incomplete", 3, 2)
+    problems = {p["path"]: p for p in batch.problems}
+    assert set(problems) == {"bomb.zip/", "broken.zip/"}
+    assert problems["bomb.zip/"]["kind"] == "failed"
+    assert "as a whole" in problems["bomb.zip/"]["reason"]
+    assert "BadZipFile" in problems["broken.zip/"]["reason"]
+    page = client.get(batch.get_absolute_url()).content.decode()
+    assert "as a whole" in page
+
+
+# --- a worker killed mid-batch -------------------------------------------------------
+
+
+def _killed_mid_way(batch: IntakeBatch, owner_pid: int) -> None:
+    """What a SIGKILLed db_worker leaves: the batch claimed by it, its task "running"."""
+    import socket
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    IntakeBatch.objects.filter(pk=batch.pk).update(
+        status="running",
+        claimed_by=f"{socket.gethostname()}:{owner_pid}",
+        heartbeat_at=timezone.now() - timedelta(hours=1),
+    )
+    DBTaskResult.objects.update(status="RUNNING")
+
+
+def test_a_batch_whose_worker_was_killed_is_queued_again_and_completes(
+    client, cast, django_capture_on_commit_callbacks, capsys
+):
+    from django.core.management import call_command
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(20), "b.jpg": jpeg_bytes(21)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    _killed_mid_way(batch, owner_pid=999_999_999)  # no such process: its worker is gone
+
+    call_command("resume_batches")
+    assert f"1 batch(es) queued again: {batch.pk}" in capsys.readouterr().out
+    call_command("resume_batches")  # already waiting in the queue: not queued twice
+    assert "0 batch(es)" in capsys.readouterr().out
+    queued = DBTaskResult.objects.get(status="READY")
+    assert queued.args_kwargs["args"] == [batch.pk, cast.investigator.pk]
+    ingest_staged_batch.call(*queued.args_kwargs["args"])
+    batch.refresh_from_db()
+    assert (batch.status, batch.stored, batch.claimed_by) == ("done", 3, "")
+    DBTaskResult.objects.update(status="SUCCESSFUL")
+    call_command("resume_batches")  # done: nothing to resume
+    assert "0 batch(es)" in capsys.readouterr().out
+
+
+def test_a_task_queued_twice_leaves_a_batch_a_live_worker_holds_alone(
+    client, cast, django_capture_on_commit_callbacks
+):
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(22)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    _killed_mid_way(batch, owner_pid=1)  # pid 1 lives: a worker still hashing a long video
+    held = IntakeBatch.objects.values("status", "claimed_by").get(pk=batch.pk)
+
+    assert ingest_staged_batch.call(batch.pk, cast.investigator.pk) == 0
+    assert IntakeBatch.objects.values("status", "claimed_by").get(pk=batch.pk) == held
+    assert not batch.items.exists()
