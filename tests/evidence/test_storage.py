@@ -64,11 +64,20 @@ def test_storing_an_original_reads_nothing_back_from_the_disk(tmp_path):
     if not Path("/proc/self/io").exists() or not _takes_direct_writes(tmp_path):
         pytest.skip("needs direct writes and /proc/self/io")
     _store(tmp_path, os.urandom(5000))  # the first opens what every store call needs
-    datas = [os.urandom(600_001 + n) for n in range(8)]
-    before = _disk_bytes_read()
-    paths = [_store(tmp_path, data)[1] for data in datas]
-    assert _disk_bytes_read() == before
-    assert [path.read_bytes() for path in paths] == datas
+    # The kernel here pages out file cache left idle for a minute, and a page of the
+    # interpreter or a library faulted back in counts as a read too: a run with no read
+    # at all, out of three, shows the store reads nothing (reading back each original's
+    # last block would read in every run).
+    reads = []
+    for attempt in range(3):
+        datas = [os.urandom(600_001 + 8 * attempt + n) for n in range(8)]
+        before = _disk_bytes_read()
+        paths = [_store(tmp_path, data)[1] for data in datas]
+        reads.append(_disk_bytes_read() - before)
+        assert [path.read_bytes() for path in paths] == datas
+        if reads[-1] == 0:
+            break
+    assert 0 in reads, reads
 
 
 def test_a_direct_write_refused_half_way_is_written_again_whole(tmp_path, monkeypatch):
