@@ -128,9 +128,21 @@ def test_outsiders_get_404_on_every_case_url(client, cast, values):
         assert client.get(url).status_code == 404, url
     # The same URLs work for a member who may do everything in the case (405: POST only),
     # so the outsider's 404 is the policy speaking, not a broken URL.
+    # A thumbnail needs the token its audited page gives (403 without it, being a member).
     client.force_login(cast.lead)
-    for url, _ in case_urls:
+    for url, name in case_urls:
+        if name == "thumbnail":
+            assert client.get(url).status_code == 403, url
+            url = _with_thumbnail_token(cast.lead, values)
         assert client.get(url).status_code in (200, 405), url
+
+
+def _with_thumbnail_token(user, values):
+    from evidence.models import EvidenceItem
+    from evidence.views import thumbnail_url
+
+    item = EvidenceItem.objects.get(case__reference=values["ref"], reference=values["item_ref"])
+    return thumbnail_url(user, values["ref"], item.reference, item.pk)
 
 
 def test_members_get_404_for_case_objects_that_do_not_exist(client, cast, values):
