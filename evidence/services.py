@@ -803,9 +803,25 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
     for item in items.iterator(chunk_size=2000):
         by_file.setdefault(item.original_id, []).append(item)
         files[item.original_id] = item.original
+    # The intake manifests and the custodians' lists are evidence of the intake itself:
+    # their bytes are checked too, each result a custody event of its batch.
+    records: dict[int, list[tuple[IntakeBatch, str]]] = {}
+    batches = IntakeBatch.objects.select_related("manifest", "custodian_manifest", "case")
+    if case is not None:
+        batches = batches.filter(case=case)
+    for batch in batches.filter(Q(manifest__isnull=False) | Q(custodian_manifest__isnull=False)):
+        for sf, what in (
+            (batch.manifest, "intake manifest"),
+            (batch.custodian_manifest, "custodian's checksum list"),
+        ):
+            if sf is not None:
+                records.setdefault(sf.pk, []).append((batch, what))
+                files.setdefault(sf.pk, sf)
+                by_file.setdefault(sf.pk, [])
     check = FixityCheck.objects.create(case=case, started_at=timezone.now(), actor=actor)
     changed, missing, ok = [], [], 0
     pending: list[tuple[list[EvidenceItem], str, str]] = []
+    batch_events: list[CustodyEvent] = []
     for n, (file_id, sf) in enumerate(files.items(), 1):
         actual, unreadable = _rehash(sf)
         if actual is None:
@@ -818,11 +834,26 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
             result, note = CustodyEvent.HashResult.MATCH, ""
             ok += 1
         pending.append((by_file[file_id], result, note))
+        batch_events += [
+            CustodyEvent(
+                case=batch.case,
+                batch=batch,
+                action=CustodyEvent.Action.STORED,
+                at=timezone.now(),
+                actor=actor,
+                purpose=f"fixity check #{check.pk}",
+                sha256=sf.sha256,
+                hash_result=result,
+                notes=f"{what}; {note}" if note else what,
+            )
+            for batch, what in records.get(file_id, [])
+        ]
         if len(pending) >= 500 or n == len(files):
             _write_fixity(actor, check, pending)
             pending = []
         if progress:
             progress(n, len(files))
+    CustodyEvent.objects.bulk_create(batch_events)
     check.files_checked = len(files)
     check.items_checked = sum(len(v) for v in by_file.values())
     check.ok, check.changed, check.missing = ok, changed, missing

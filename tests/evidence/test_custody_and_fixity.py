@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import DatabaseError, connection, transaction
 
-from evidence.models import CustodyEvent, EvidenceItem, FixityCheck
+from evidence.models import CustodyEvent, EvidenceItem, FixityCheck, IntakeBatch
 from evidence.storage import evidence_storage
 from tests.evidence.images import jpeg_bytes, write
 from tests.scratch_db import ROOT, count_rows, run_manage, scratch_database
@@ -73,7 +73,9 @@ def test_fixity_passes_on_untouched_originals(three_items, case):
     code, _ = _fixity("--case", case.reference)
     assert code == 0
     check = FixityCheck.objects.get()
-    assert (check.files_checked, check.ok, check.changed, check.missing) == (3, 3, [], [])
+    # three originals and the batch's intake manifest
+    assert (check.files_checked, check.ok, check.changed, check.missing) == (4, 4, [], [])
+    assert check.items_checked == 3
     assert set(EvidenceItem.objects.values_list("integrity", flat=True)) == {"verified"}
 
 
@@ -99,7 +101,7 @@ def test_fixity_finds_a_flipped_byte_and_a_deleted_original(three_items, case):
         intact.reference: "verified",
     }
     results = dict(
-        CustodyEvent.objects.filter(purpose__startswith="fixity").values_list(
+        CustodyEvent.objects.filter(purpose__startswith="fixity", item__isnull=False).values_list(
             "item__reference", "hash_result"
         )
     )
@@ -108,6 +110,29 @@ def test_fixity_finds_a_flipped_byte_and_a_deleted_original(three_items, case):
         deleted.reference: "missing",
         intact.reference: "match",
     }
+
+
+def test_fixity_checks_the_intake_manifest_and_the_custodians_list_too(tmp_path, ingest, case):
+    write(tmp_path / "m" / "a.jpg", jpeg_bytes(50))
+    (tmp_path / "SHA256SUMS").write_text(f"{'0' * 64}  a.jpg\n")
+    assert ingest(tmp_path / "m", "--manifest", str(tmp_path / "SHA256SUMS"))[0] == 0
+    batch = IntakeBatch.objects.get()
+    manifest = Path(evidence_storage().path(batch.manifest.storage_key))
+    manifest.chmod(0o644)
+    manifest.write_bytes(manifest.read_bytes().replace(b"a.jpg", b"b.jpg"))
+
+    code, message = _fixity("--case", case.reference)
+    assert code == 1
+    assert "3 files (1 items), 2 ok, 1 changed, 0 missing" in message
+    assert FixityCheck.objects.get().changed == [batch.manifest.sha256]
+    results = dict(
+        batch.custody_events.filter(item=None, purpose__startswith="fixity").values_list(
+            "notes", "hash_result"
+        )
+    )
+    assert results.pop("custodian's checksum list") == "match"
+    ((notes, result),) = results.items()
+    assert result == "mismatch" and notes.startswith("intake manifest; found sha256 ")
 
 
 def test_fixity_records_an_unreadable_original_and_checks_the_rest(three_items, case):
@@ -119,9 +144,9 @@ def test_fixity_records_an_unreadable_original_and_checks_the_rest(three_items, 
 
     code, message = _fixity("--case", case.reference)
     assert code == 1
-    assert "2 ok, 0 changed, 1 missing" in message
+    assert "3 ok, 0 changed, 1 missing" in message  # two originals and the manifest
     check = FixityCheck.objects.get()
-    assert (check.files_checked, check.missing) == (3, [unreadable.original.sha256])
+    assert (check.files_checked, check.missing) == (4, [unreadable.original.sha256])
     event = CustodyEvent.objects.get(item=unreadable, purpose__startswith="fixity")
     assert event.hash_result == "missing"
     assert event.notes.startswith("unreadable: ")
