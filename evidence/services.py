@@ -96,6 +96,39 @@ def find_resumable_batch(
     )
 
 
+def resumable_batch(
+    *, case: Any, source_root: str, acquired_from: str, medium: str, files: Iterable[Any]
+) -> IntakeBatch | None:
+    """The batch a re-run of this intake continues, if the medium is still the same."""
+    batch = find_resumable_batch(
+        case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+    )
+    if batch is not None and not holds_same_files(batch, files):
+        return None  # the same path now holds another medium: a batch of its own
+    return batch
+
+
+def open_batch(
+    *,
+    case: Any,
+    source_root: str,
+    acquired_from: str,
+    medium: str,
+    resume_files: Iterable[Any] | None,
+    **fields: Any,
+) -> IntakeBatch:
+    """A new batch, unless (``resume_files`` given) another run has just opened one for
+    the same medium: decided under the case's intake lock, so two runs started at once
+    share one batch (the second is then refused its claim) instead of taking every file
+    in twice."""
+    where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
+    with transaction.atomic():
+        _lock_case_intake(case)
+        if resume_files is not None and (batch := resumable_batch(**where, files=resume_files)):
+            return batch
+        return create_batch(**where, **fields)
+
+
 def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:
     """Whether the files now at a batch's source are the ones it took in, as far as their
     sizes tell: another card mounted at the same path, with the same folder and file

@@ -145,27 +145,18 @@ def ingest_path(
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
     listing = list_source(path, evidence_storage().root, zip_encoding)
-    batch = (
-        None
-        if new_batch
-        else services.find_resumable_batch(
-            case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
-        )
-    )
-    if batch is not None and not services.holds_same_files(batch, listing.files):
-        batch = None  # the same path now holds another medium: a batch of its own
+    where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
+    batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
     if batch is None:
         source_sha256, source_size = "", None
         if path.is_file():  # the archive or file as handed over: its own hash, first
             source_sha256, source_size = file_sha256(path)
-        batch = services.create_batch(
+        batch = services.open_batch(
+            **where,
+            resume_files=None if new_batch else listing.files,
+            actor=actor,
             source_sha256=source_sha256,
             source_size=source_size,
-            actor=actor,
-            case=case,
-            source_root=source_root,
-            acquired_from=acquired_from,
-            medium=medium,
             method=method or "copied from the medium",
         )
     return run_intake(

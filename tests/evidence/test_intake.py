@@ -445,6 +445,34 @@ def test_another_card_at_the_same_mount_point_is_taken_in_not_skipped(tmp_path, 
     assert other_zip.batch.items.get().original.sha256 == sha256(card_b)
 
 
+def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, taker, monkeypatch):
+    """The other run opens its batch just after this one looked for one: this run finds
+    it under the case's intake lock, is refused the claim, and takes nothing in twice."""
+    import socket
+
+    from evidence import services
+    from evidence.intake.pipeline import ingest_path
+
+    write(tmp_path / "usb" / "a.jpg", jpeg_bytes(99))
+    real, calls = services.resumable_batch, []
+
+    def other_run_opens_meanwhile(**where):
+        calls.append(where)
+        if len(calls) == 1:  # this run's first look: nothing yet; then the other run opens
+            other = services.create_batch(
+                actor=taker, **{k: where[k] for k in where if k != "files"}
+            )
+            IntakeBatch.objects.filter(pk=other.pk).update(claimed_by=f"{socket.gethostname()}:1")
+            return None
+        return real(**where)
+
+    monkeypatch.setattr(services, "resumable_batch", other_run_opens_meanwhile)
+    with pytest.raises(RuntimeError, match="is being taken in by"):
+        ingest_path(actor=taker, case=case, path=tmp_path / "usb", acquired_from="W", jobs=1)
+    assert IntakeBatch.objects.count() == 1
+    assert not EvidenceItem.objects.exists()
+
+
 def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
     import socket
     from datetime import timedelta
