@@ -47,6 +47,9 @@ class IntakeBatch(models.Model):
     medium = models.CharField(_("medium"), max_length=200, blank=True)
     medium_serial = models.CharField(_("medium serial"), max_length=100, blank=True)
     method = models.CharField(_("method"), max_length=100, blank=True)
+    # How the names in a ZIP written without the UTF-8 flag were read, when named
+    # (ingest --zip-encoding): part of how each item's original path was derived.
+    name_encoding = models.CharField(_("ZIP name encoding"), max_length=40, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)

@@ -47,6 +47,7 @@ def create_batch(
     label: str = "",
     source_sha256: str = "",
     source_size: int | None = None,
+    name_encoding: str = "",
 ) -> IntakeBatch:
     """Open an intake batch, with the medium's own "acquired" custody event."""
     with transaction.atomic():
@@ -61,6 +62,7 @@ def create_batch(
             created_by=actor,
             source_sha256=source_sha256,
             source_size=source_size,
+            name_encoding=name_encoding,
         )
         CustodyEvent.objects.create(
             case=case,

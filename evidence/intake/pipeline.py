@@ -147,6 +147,8 @@ def ingest_path(
     listing = list_source(path, evidence_storage().root, zip_encoding)
     where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
     batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
+    if batch is not None and (batch.name_encoding or None) != zip_encoding:
+        listing = _names_as_first_read(batch, path, listing, zip_encoding)
     if batch is None:
         source_sha256, source_size = "", None
         if path.is_file():  # the archive or file as handed over: its own hash, first
@@ -158,6 +160,7 @@ def ingest_path(
             source_sha256=source_sha256,
             source_size=source_size,
             method=method or "copied from the medium",
+            name_encoding=zip_encoding or "",
         )
     return run_intake(
         actor=actor,
@@ -166,4 +169,23 @@ def ingest_path(
         jobs=jobs,
         custodian_manifest=custodian_manifest,
         progress=progress,
+    )
+
+
+def _names_as_first_read(
+    batch: IntakeBatch, path: Path, listing: Listing, zip_encoding: str | None
+) -> Listing:
+    """Resuming a ZIP, its names are read as its batch first read them: otherwise a name
+    read another way would be another file, taken in again beside the one already done."""
+    first = batch.name_encoding or None
+    earlier = list_source(path, evidence_storage().root, first)
+    if [f.path for f in earlier.files] == [f.path for f in listing.files]:
+        return listing  # the encoding named changes no name in this archive
+    if zip_encoding is None:
+        return earlier  # a re-run of the same command, without --zip-encoding again
+    raise ValueError(
+        f"batch {batch.pk} read the names in this ZIP as "
+        f"{first or 'UTF-8 (no --zip-encoding)'}; {zip_encoding} reads some of them "
+        f"otherwise. Resume it with {f'--zip-encoding {first}' if first else 'no --zip-encoding'}"
+        ", or take the archive in again under the new names with --new-batch."
     )

@@ -146,6 +146,62 @@ def test_the_investigator_can_name_the_zip_encoding(tmp_path, ingest):
     assert _stored_bytes(items[PHOTO]) == jpeg_bytes(7) and _flags(items[PHOTO]) == {}
 
 
+def test_a_resumed_zip_keeps_the_name_encoding_its_batch_first_read_it_with(
+    tmp_path, ingest, client, cast
+):
+    raw = PHOTO.encode("cp720")
+    archive = _zip_without_utf8_flag(
+        tmp_path / "drive.zip", [(raw, jpeg_bytes(9)), (b"b.jpg", jpeg_bytes(10))]
+    )
+    code, _, err = ingest(archive, "--zip-encoding", "cp720", "--json")
+    assert code == 0, err
+    batch = IntakeBatch.objects.get()
+    assert batch.name_encoding == "cp720"
+    # The same command again, without naming the encoding: the batch's own is used, so
+    # the Arabic name is the same file, already done, not a new item beside it.
+    code, out, err = ingest(archive, "--json")
+    assert code == 0, err
+    assert (json.loads(out)["batch"], json.loads(out)["new_items"]) == (batch.pk, 0)
+    assert sorted(EvidenceItem.objects.values_list("original_path", flat=True)) == [
+        "b.jpg",
+        PHOTO,
+    ]
+    client.force_login(cast.lead)
+    page = client.get(batch.get_absolute_url()).content.decode()
+    assert "<code>cp720</code>" in page
+
+
+def test_another_zip_encoding_for_a_batch_is_refused_unless_a_new_batch_is_asked_for(
+    tmp_path, ingest
+):
+    raw = PHOTO.encode("cp720")
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(raw, jpeg_bytes(11))])
+    code, _, err = ingest(archive)  # names flagged: the encoding was not known
+    assert code == 0, err
+    first = IntakeBatch.objects.get()
+    assert first.name_encoding == ""
+
+    code, _, err = ingest(archive, "--zip-encoding", "cp720")
+    assert code == 1
+    assert "--new-batch" in err and "no --zip-encoding" in err
+    assert EvidenceItem.objects.count() == 1  # nothing taken in twice under a new name
+
+    code, _, err = ingest(archive, "--zip-encoding", "cp720", "--new-batch")
+    assert code == 0, err
+    second = IntakeBatch.objects.exclude(pk=first.pk).get()
+    item = second.items.get()
+    assert (second.name_encoding, item.original_path, _flags(item)) == ("cp720", PHOTO, {})
+    assert item.original_id == first.items.get().original_id  # the same stored bytes
+
+
+def test_an_encoding_that_changes_no_name_resumes_the_batch(tmp_path, ingest):
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(b"a.jpg", jpeg_bytes(12))])
+    assert ingest(archive)[0] == 0
+    code, out, err = ingest(archive, "--zip-encoding", "cp1256", "--json")
+    assert code == 0, err
+    assert json.loads(out)["new_items"] == 0 and IntakeBatch.objects.count() == 1
+
+
 def test_an_unknown_zip_encoding_is_refused_before_anything_is_taken_in(tmp_path, ingest):
     archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(b"a.jpg", jpeg_bytes(8))])
     for name in ("cp9999", "rot13", "utf-16"):
