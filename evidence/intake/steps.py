@@ -12,6 +12,7 @@ import io
 import math
 import mimetypes
 import os
+import unicodedata
 import warnings
 import zipfile
 import zlib
@@ -73,6 +74,13 @@ PIL_FORMATS = [media_type.split("/")[1].upper() for media_type in sorted(DECODAB
 
 def sniff(head: bytes) -> str:
     """The media type the bytes say they are, whatever the file's name claims."""
+    if head[:3] == b"ID3" and len(head) >= 10:
+        # An ID3 tag is put in front of MP3s, and of FLAC, AAC or WAV files by some
+        # taggers: what follows the tag says which, when the tag ends within the head.
+        size = 10 + sum((b & 0x7F) << (7 * (3 - i)) for i, b in enumerate(head[6:10]))
+        size += 10 if head[5] & 0x10 else 0  # a footer
+        inner = sniff(head[size:]) if size < len(head) else "audio/mpeg"
+        return "audio/mpeg" if inner in _UNNAMED else inner
     for offset, magic, media_type in _MAGIC:
         if head[offset : offset + len(magic)] == magic:
             return media_type
@@ -86,6 +94,16 @@ def sniff(head: bytes) -> str:
 
 
 def _looks_like_text(sample: bytes) -> bool:
+    """UTF-8 (ASCII included) without NULs, or UTF-16 behind its byte order mark (what
+    Windows Notepad long saved as "Unicode", Arabic transcripts among them)."""
+    if sample[:2] in (b"\xff\xfe", b"\xfe\xff") and sample[:4] != b"\xff\xfe\x00\x00":
+        codec = "utf-16-le" if sample[:2] == b"\xff\xfe" else "utf-16-be"
+        body = sample[2 : len(sample) - len(sample) % 2]
+        try:
+            text = body.decode(codec)
+        except UnicodeDecodeError as exc:  # a surrogate pair cut at the sample's end
+            text = body[: exc.start].decode(codec) if exc.start > len(body) - 4 else "\x00"
+        return not any(unicodedata.category(c) == "Cc" and c not in "\t\n\r\f" for c in text)
     try:
         sample.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -213,6 +213,37 @@ def test_normal_files_are_not_called_liars(tmp_path, ingest):
     assert EvidenceItem.objects.get(original_path="burst.heic").kind == "photo"
 
 
+def _id3(then: bytes, padding: int = 300) -> bytes:
+    """An ID3v2.4 tag (padding only; its size in "syncsafe" 7-bit bytes) before ``then``."""
+    size = bytes((padding >> shift) & 0x7F for shift in (21, 14, 7, 0))
+    return b"ID3\x04\x00\x00" + size + bytes(padding) + then
+
+
+TYPED = {
+    # Notepad's "Unicode": UTF-16 behind a byte order mark, little- or big-endian.
+    "transcript.txt": ("\ufeffشكوى من سجن حلب\r\n".encode("utf-16-le"), "text/plain"),
+    "statement.txt": ("\ufeffشكوى\n".encode("utf-16-be"), "text/plain"),
+    "tagged.flac": (_id3(b"fLaC\x00\x00\x00\x22" + bytes(100)), "audio/flac"),
+    "tagged.mp3": (_id3(b"\xff\xfb\x90\x64" + bytes(100)), "audio/mpeg"),
+    "tagged.wav": (_id3(b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(100)), "audio/wav"),
+    # A byte order mark followed by control bytes is not text.
+    "blob.dat": (b"\xff\xfe" + b"\x01\x00\x02\x00" * 100, "application/octet-stream"),
+}
+
+
+def test_tagged_audio_and_utf16_text_are_typed_as_what_they_are(tmp_path, ingest):
+    for name, (data, _) in TYPED.items():
+        write(tmp_path / "m" / name, data)
+    assert ingest(tmp_path / "m")[0] == 0
+    for name, (data, media_type) in TYPED.items():
+        item = EvidenceItem.objects.get(original_path=name)
+        assert (item.original.media_type, _flags(item)) == (media_type, {}), name
+        assert _stored_bytes(item) == data
+    assert EvidenceItem.objects.get(original_path="transcript.txt").kind == "document"
+    # A tag too long to see past in the head: still an MP3 by its tag, as before.
+    assert steps.sniff(_id3(b"fLaC", padding=5000)[: steps.SNIFF_BYTES]) == "audio/mpeg"
+
+
 LYING = {
     "photo.jpg": (_png(), "image/png"),
     "contract.pdf": (b"\x7fELF\x02\x01\x01" + bytes(200), "application/octet-stream"),
