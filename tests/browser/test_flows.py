@@ -96,6 +96,18 @@ def _browser_page(server):
         assert outside == []  # no page asked anything of another server
 
 
+def _wait_for_sign_in(page, status_selector: str) -> None:
+    """Wait for the case list; a key that did not sign in fails with what the page said.
+    A minute, not Playwright's 30 s: the suite runs beside a second worker on two cores."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_url("**/cases/", timeout=60_000)
+    except PlaywrightTimeout:
+        said = page.locator(status_selector).all_inner_texts()
+        pytest.fail(f"not signed in with the security key at {page.url}; the page said {said}")
+
+
 def _sign_in(page, username):
     page.goto("/")
     page.fill("#id_username", username)
@@ -201,5 +213,5 @@ def test_a_new_investigator_enrols_with_the_admins_code_then_signs_in_with_a_sec
         page.fill("#id_password", "a long passphrase for rana")
         page.click("button[type=submit]:has-text('Sign in')")
         page.click("#passkey-verification-button")
-        page.wait_for_url("**/cases/")
+        _wait_for_sign_in(page, "#passkey-verification-status-message")
         assert re.search(r"DEMO-2014-001", page.locator("main").inner_text())
