@@ -18,7 +18,7 @@ from .. import services
 from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
-from .sources import Listing, file_sha256, iter_manifest, list_source
+from .sources import Listing, file_sha256, is_archive, iter_manifest, list_source
 from .steps import process_many
 
 WRITE_AFTER = 2.0  # seconds between database transactions at most
@@ -160,7 +160,7 @@ def ingest_path(
             source_sha256=source_sha256,
             source_size=source_size,
             method=method or "copied from the medium",
-            name_encoding=zip_encoding or "",
+            name_encoding=(zip_encoding or "") if is_archive(path.name, path) else "",
         )
     return run_intake(
         actor=actor,

@@ -202,6 +202,12 @@ def test_an_encoding_that_changes_no_name_resumes_the_batch(tmp_path, ingest):
     assert json.loads(out)["new_items"] == 0 and IntakeBatch.objects.count() == 1
 
 
+def test_a_folder_records_no_zip_name_encoding(tmp_path, ingest):
+    write(tmp_path / "usb" / "a.jpg", jpeg_bytes(13))
+    assert ingest(tmp_path / "usb", "--zip-encoding", "cp720")[0] == 0
+    assert IntakeBatch.objects.get().name_encoding == ""  # no ZIP: no name was read so
+
+
 def test_an_unknown_zip_encoding_is_refused_before_anything_is_taken_in(tmp_path, ingest):
     archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(b"a.jpg", jpeg_bytes(8))])
     for name in ("cp9999", "rot13", "utf-16"):
