@@ -86,6 +86,8 @@ def sniff(head: bytes) -> str:
             return media_type
     if head[:4] == b"RIFF" and head[8:12] in (b"WEBP", b"WAVE", b"AVI "):
         return {b"WEBP": "image/webp", b"WAVE": "audio/wav", b"AVI ": "video/x-msvideo"}[head[8:12]]
+    if head[:4] in (b"RF64", b"BW64") and head[8:12] == b"WAVE":
+        return "audio/wav"  # past 4 GB, as field recorders write (EBU RF64, ITU BW64)
     if head[4:8] == b"ftyp":
         return _FTYP.get(head[8:12], "video/mp4")
     if head and _looks_like_text(head[:4096]):

@@ -173,6 +173,7 @@ def _ftyp(brand: bytes) -> bytes:
 
 NORMAL = {
     "interview.wav": b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(200),
+    "long-interview.wav": b"RF64\xff\xff\xff\xffWAVEds64" + bytes(200),
     "report.docx": _zip_bytes({"word/document.xml": b"<w:document/>"}),
     "list.xlsx": _zip_bytes({"xl/workbook.xml": b"<workbook/>"}),
     "slides.pptx": _zip_bytes({"ppt/presentation.xml": b"<p/>"}),
@@ -210,6 +211,7 @@ def test_normal_files_are_not_called_liars(tmp_path, ingest):
     }
     assert flagged == {}
     assert EvidenceItem.objects.get(original_path="voice.amr").kind == "audio"
+    assert EvidenceItem.objects.get(original_path="long-interview.wav").kind == "audio"
     assert EvidenceItem.objects.get(original_path="burst.heic").kind == "photo"
 
 
