@@ -123,6 +123,14 @@ def add_case_role(*, actor: Any, person: Person, case: Case, role: str) -> CaseR
     """Give a registered person a (further) role, in their case or another one."""
     _require(actor, Action.ADD_PEOPLE, case)
     _require(actor, Action.ADD_PEOPLE, person.case)
+    if case.pk != person.case_id and person.protection_level != Person.Protection.STANDARD:
+        # A role in another case opens the identity to that case's lead (and, at High, to
+        # the interviewers there): a disclosure made only by someone who may already
+        # reveal this person in their own case, or a lead of one case could reach the
+        # protected people of any other case they also work in.
+        _require(actor, Action.REVEAL_IDENTITY, person.case)
+        if refusal := reveal_refusal(actor, person, person.case):
+            raise PermissionDenied(refusal)
     if CaseRole.objects.filter(person=person, case=case, role=role).exists():
         raise ValidationError(_("This person already has that role in the case."))
     with transaction.atomic():

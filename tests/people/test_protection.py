@@ -113,3 +113,26 @@ def test_a_name_lookup_does_not_confirm_a_protected_person_to_others(client, cas
 
     client.force_login(cast.lead)
     assert client.post(url, {"name": NAME}).context["matches"] == [person]
+
+
+def test_only_who_may_reveal_a_protected_person_gives_them_a_role_in_another_case(
+    cast, colleague, other_case
+):
+    """Otherwise the lead of another case, also an investigator of this one, could add a
+    Critical witness of this case to their own and reveal them there."""
+    from people.models import CaseRole
+
+    person = _register(cast, Person.Protection.CRITICAL)
+    MembershipFactory(user=colleague, case=other_case, role=Role.LEAD)
+    with pytest.raises(PermissionDenied, match="Critical protection"):
+        services.add_case_role(actor=colleague, person=person, case=other_case, role="witness")
+    assert not CaseRole.objects.filter(case=other_case).exists()
+
+    # Whoever registered them decides to (a member of both cases).
+    MembershipFactory(user=cast.investigator, case=other_case, role=Role.INVESTIGATOR)
+    services.add_case_role(actor=cast.investigator, person=person, case=other_case, role="witness")
+    assert CaseRole.objects.filter(case=other_case, person=person).exists()
+
+    # A standard person needs no such right: colleagues in both cases link them.
+    plain = _register(cast, Person.Protection.STANDARD)
+    services.add_case_role(actor=colleague, person=plain, case=other_case, role="witness")
