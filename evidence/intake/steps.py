@@ -12,7 +12,6 @@ import io
 import math
 import mimetypes
 import os
-import unicodedata
 import warnings
 import zipfile
 import zlib
@@ -72,15 +71,20 @@ DECODABLE = {"image/jpeg", "image/png", "image/gif", "image/tiff", "image/bmp", 
 PIL_FORMATS = [media_type.split("/")[1].upper() for media_type in sorted(DECODABLE)]
 
 
-def sniff(head: bytes) -> str:
-    """The media type the bytes say they are, whatever the file's name claims."""
-    if head[:3] == b"ID3" and len(head) >= 10:
+def sniff(data: bytes) -> str:
+    """The media type the bytes say they are, whatever the file's name claims: told from
+    the first SNIFF_BYTES of ``data``, or of what follows an ID3 tag."""
+    if data[:3] == b"ID3" and len(data) >= 10:
         # An ID3 tag is put in front of MP3s, and of FLAC, AAC or WAV files by some
-        # taggers: what follows the tag says which, when the tag ends within the head.
-        size = 10 + sum((b & 0x7F) << (7 * (3 - i)) for i, b in enumerate(head[6:10]))
-        size += 10 if head[5] & 0x10 else 0  # a footer
-        inner = sniff(head[size:]) if size < len(head) else "audio/mpeg"
+        # taggers (cover art makes it long): what follows the tag says which, when the
+        # data goes that far (a file too big for memory keeps only its head).
+        size = 10 + sum((b & 0x7F) << (7 * (3 - i)) for i, b in enumerate(data[6:10]))
+        size += 10 if data[5] & 0x10 else 0  # a footer
+        inner = sniff(data[size : size + SNIFF_BYTES]) if size < len(data) else "audio/mpeg"
         return "audio/mpeg" if inner in _UNNAMED else inner
+    head = data[:SNIFF_BYTES]
+    if head[:1] == b"\xff" and len(head) > 1 and head[1] & 0xF6 == 0xF0:
+        return "audio/aac"  # an ADTS frame: sync bits, then MPEG layer 00 (an MP3 has 01)
     for offset, magic, media_type in _MAGIC:
         if head[offset : offset + len(magic)] == magic:
             return media_type
@@ -90,7 +94,7 @@ def sniff(head: bytes) -> str:
         return "audio/wav"  # past 4 GB, as field recorders write (EBU RF64, ITU BW64)
     if head[4:8] == b"ftyp":
         return _FTYP.get(head[8:12], "video/mp4")
-    if head and _looks_like_text(head[:4096]):
+    if head and _looks_like_text(head):
         return "text/plain"
     return "application/octet-stream"
 
@@ -105,7 +109,7 @@ def _looks_like_text(sample: bytes) -> bool:
             text = body.decode(codec)
         except UnicodeDecodeError as exc:  # a surrogate pair cut at the sample's end
             text = body[: exc.start].decode(codec) if exc.start > len(body) - 4 else "\x00"
-        return not any(unicodedata.category(c) == "Cc" and c not in "\t\n\r\f" for c in text)
+        return "\x00" not in text  # the rule UTF-8 text is held to below
     try:
         sample.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -208,6 +212,7 @@ _FAMILIES: dict[str, tuple[str, ...]] = {
     "wav": ("audio/wav", "audio/x-wav", "audio/wave", "audio/vnd.wave"),
     "ogg": ("audio/ogg", "video/ogg", "application/ogg", "audio/opus", "audio/vorbis"),
     "amr": ("audio/amr", "audio/amr-wb"),
+    "aac": ("audio/aac", "audio/x-aac", "audio/aacp"),
     "rtf": ("application/rtf", "text/rtf"),
     "zip": (
         "application/zip",
@@ -667,7 +672,7 @@ def process_many(
 
 def _describe(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> None:
     """Type, metadata, thumbnail and perceptual hash. Problems become flags."""
-    result.media_type = sniff(data[:SNIFF_BYTES])
+    result.media_type = sniff(data)
     result.kind = kind_of(result.media_type)
     if result.size == 0:
         result.flag("empty", "zero-byte file")

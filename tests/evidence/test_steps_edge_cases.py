@@ -222,14 +222,20 @@ def _id3(then: bytes, padding: int = 300) -> bytes:
 
 
 TYPED = {
-    # Notepad's "Unicode": UTF-16 behind a byte order mark, little- or big-endian.
+    # Notepad's "Unicode": UTF-16 behind a byte order mark, little- or big-endian; a
+    # control character (an escape of a coloured log, a Ctrl-Z at the end) keeps it text.
     "transcript.txt": ("\ufeffشكوى من سجن حلب\r\n".encode("utf-16-le"), "text/plain"),
-    "statement.txt": ("\ufeffشكوى\n".encode("utf-16-be"), "text/plain"),
+    "statement.txt": ("\ufeffشكوى\x1b[0m\n\x1a".encode("utf-16-be"), "text/plain"),
     "tagged.flac": (_id3(b"fLaC\x00\x00\x00\x22" + bytes(100)), "audio/flac"),
+    # Cover art makes a tag far longer than the first few kilobytes looked at.
+    "album.flac": (_id3(b"fLaC\x00\x00\x00\x22" + bytes(100), padding=300_000), "audio/flac"),
     "tagged.mp3": (_id3(b"\xff\xfb\x90\x64" + bytes(100)), "audio/mpeg"),
     "tagged.wav": (_id3(b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(100)), "audio/wav"),
-    # A byte order mark followed by control bytes is not text.
-    "blob.dat": (b"\xff\xfe" + b"\x01\x00\x02\x00" * 100, "application/octet-stream"),
+    # AAC in ADTS frames, bare or behind a tag (as packed audio of a streamed video is).
+    "voice.aac": (b"\xff\xf1\x50\x80\x02\x1f\xfc" + bytes(100), "audio/aac"),
+    "segment.aac": (_id3(b"\xff\xf9\x50\x80\x02\x1f\xfc" + bytes(100)), "audio/aac"),
+    # A byte order mark followed by NULs is not text.
+    "blob.dat": (b"\xff\xfe" + b"\x00\x00\x02\x00" * 100, "application/octet-stream"),
 }
 
 
@@ -242,8 +248,14 @@ def test_tagged_audio_and_utf16_text_are_typed_as_what_they_are(tmp_path, ingest
         assert (item.original.media_type, _flags(item)) == (media_type, {}), name
         assert _stored_bytes(item) == data
     assert EvidenceItem.objects.get(original_path="transcript.txt").kind == "document"
-    # A tag too long to see past in the head: still an MP3 by its tag, as before.
+    # Only a file's head kept (too big for memory) and a tag longer than it: an MP3 by its
+    # tag, as it was before tags were looked past.
     assert steps.sniff(_id3(b"fLaC", padding=5000)[: steps.SNIFF_BYTES]) == "audio/mpeg"
+    # An AAC file named as an MP3 is still told apart from one.
+    write(tmp_path / "n" / "song.mp3", TYPED["voice.aac"][0])
+    assert ingest(tmp_path / "n")[0] == 0
+    flags = _flags(EvidenceItem.objects.get(original_path="song.mp3"))
+    assert "content is audio/aac" in flags["extension_mismatch"]
 
 
 LYING = {
