@@ -131,6 +131,22 @@ def open_batch(
         return create_batch(**where, **fields)
 
 
+def record_name_encoding(*, actor: Any, batch: IntakeBatch, encoding: str) -> None:
+    """Record the encoding a ZIP batch's names are read with from now on, one that renames
+    nothing it has taken in (the intake pipeline checks); audited with the one it replaces."""
+    with transaction.atomic():
+        IntakeBatch.objects.filter(pk=batch.pk).update(name_encoding=encoding)
+        audit.record(
+            actor,
+            "evidence.batch_name_encoding",
+            target=batch,
+            case=batch.case,
+            encoding=encoding,
+            was=batch.name_encoding,
+        )
+    batch.name_encoding = encoding
+
+
 def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:
     """Whether the files now at a batch's source are the ones it took in, as far as their
     sizes tell: another card mounted at the same path, with the same folder and file

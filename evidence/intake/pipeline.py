@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import multiprocessing
 import os
 import time
@@ -67,10 +68,16 @@ def run_intake(
     jobs: int | None = None,
     custodian_manifest: Path | None = None,
     progress: Callable[[int, int, float], None] | None = None,
+    name_encoding: str | None = None,
 ) -> RunReport:
-    """Take in every source of ``listing`` not yet in ``batch``; resumable at any point."""
+    """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
+
+    ``name_encoding``: that the ZIP's names were read with, recorded once the batch is
+    this run's (None: not a ZIP, nothing to record)."""
     if not services.claim_batch(batch):
         raise RuntimeError(f"batch {batch.pk} is being taken in by {batch.claimed_by}")
+    if name_encoding is not None and name_encoding != batch.name_encoding:
+        services.record_name_encoding(actor=actor, batch=batch, encoding=name_encoding)
     jobs = jobs or os.cpu_count() or 1
     listed = list(iter_manifest(custodian_manifest)) if custodian_manifest else None
     extra = tuple(sorted({alg for alg, _, _ in listed or [] if alg != "sha256"}))
@@ -144,11 +151,12 @@ def ingest_path(
     ``zip_encoding``: of a ZIP's names written without the UTF-8 flag, if known."""
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
+    zipped = is_archive(path.name, path)
+    if zip_encoding:
+        zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
     listing = list_source(path, evidence_storage().root, zip_encoding)
     where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
     batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
-    if batch is not None and (batch.name_encoding or None) != zip_encoding:
-        listing = _names_as_first_read(batch, path, listing, zip_encoding)
     if batch is None:
         source_sha256, source_size = "", None
         if path.is_file():  # the archive or file as handed over: its own hash, first
@@ -160,8 +168,10 @@ def ingest_path(
             source_sha256=source_sha256,
             source_size=source_size,
             method=method or "copied from the medium",
-            name_encoding=(zip_encoding or "") if is_archive(path.name, path) else "",
+            name_encoding=(zip_encoding or "") if zipped else "",
         )
+    if zipped:  # a batch found, or just opened by another run: read as it took them in
+        zip_encoding, listing = _names_as_taken_in(batch, path, listing, zip_encoding)
     return run_intake(
         actor=actor,
         batch=batch,
@@ -169,23 +179,30 @@ def ingest_path(
         jobs=jobs,
         custodian_manifest=custodian_manifest,
         progress=progress,
+        name_encoding=(zip_encoding or "") if zipped else None,
     )
 
 
-def _names_as_first_read(
+def _names_as_taken_in(
     batch: IntakeBatch, path: Path, listing: Listing, zip_encoding: str | None
-) -> Listing:
-    """Resuming a ZIP, its names are read as its batch first read them: otherwise a name
-    read another way would be another file, taken in again beside the one already done."""
-    first = batch.name_encoding or None
-    earlier = list_source(path, evidence_storage().root, first)
-    if [f.path for f in earlier.files] == [f.path for f in listing.files]:
-        return listing  # the encoding named changes no name in this archive
-    if zip_encoding is None:
-        return earlier  # a re-run of the same command, without --zip-encoding again
+) -> tuple[str | None, Listing]:
+    """The encoding and listing a ZIP's batch goes on with: its names read as the members
+    already done were, or a name read another way would be another file, taken in again
+    beside the one done.
+
+    Without ``zip_encoding``, the batch's own is used (the same command run again).
+    Another one is taken when it renames nothing already done: a batch that has taken in
+    no renamed member yet, or one kept from before batches recorded their encoding."""
+    recorded = batch.name_encoding or None
+    if zip_encoding is None and recorded:
+        zip_encoding = recorded
+        listing = list_source(path, evidence_storage().root, recorded)
+    if services.done_source_keys(batch) <= {f.key for f in listing.files}:
+        return zip_encoding, listing
+    reading = f"--zip-encoding {zip_encoding}" if zip_encoding else "UTF-8 alone"
     raise ValueError(
-        f"batch {batch.pk} read the names in this ZIP as "
-        f"{first or 'UTF-8 (no --zip-encoding)'}; {zip_encoding} reads some of them "
-        f"otherwise. Resume it with {f'--zip-encoding {first}' if first else 'no --zip-encoding'}"
-        ", or take the archive in again under the new names with --new-batch."
+        f"batch {batch.pk} took in members of this ZIP under names that {reading} does "
+        f"not give them (the batch read them as {recorded or 'UTF-8 alone, or did not say'})."
+        " Resume it as it was first run, or take the archive in again under the new names"
+        " with --new-batch."
     )

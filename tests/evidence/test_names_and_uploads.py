@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
+from casefiles.models import AuditEntry
 from evidence.models import EvidenceItem, IntakeBatch
 from evidence.storage import evidence_storage
 from evidence.tasks import ingest_staged_batch
@@ -183,7 +184,7 @@ def test_another_zip_encoding_for_a_batch_is_refused_unless_a_new_batch_is_asked
 
     code, _, err = ingest(archive, "--zip-encoding", "cp720")
     assert code == 1
-    assert "--new-batch" in err and "no --zip-encoding" in err
+    assert "--new-batch" in err and "UTF-8 alone" in err
     assert EvidenceItem.objects.count() == 1  # nothing taken in twice under a new name
 
     code, _, err = ingest(archive, "--zip-encoding", "cp720", "--new-batch")
@@ -197,9 +198,36 @@ def test_another_zip_encoding_for_a_batch_is_refused_unless_a_new_batch_is_asked
 def test_an_encoding_that_changes_no_name_resumes_the_batch(tmp_path, ingest):
     archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(b"a.jpg", jpeg_bytes(12))])
     assert ingest(archive)[0] == 0
-    code, out, err = ingest(archive, "--zip-encoding", "cp1256", "--json")
+    code, out, err = ingest(archive, "--zip-encoding", "CP1256", "--json")
     assert code == 0, err
     assert json.loads(out)["new_items"] == 0 and IntakeBatch.objects.count() == 1
+    assert IntakeBatch.objects.get().name_encoding == "cp1256"  # as named from now on
+
+
+def test_a_batch_that_did_not_record_its_encoding_is_judged_by_the_names_it_took_in(
+    tmp_path, ingest
+):
+    """A batch from before batches recorded their encoding: the names it took in tell
+    which reading goes on with it."""
+    raw = PHOTO.encode("cp720")
+    archive = _zip_without_utf8_flag(
+        tmp_path / "drive.zip", [(raw, jpeg_bytes(14)), (b"b.jpg", jpeg_bytes(15))]
+    )
+    assert ingest(archive, "--zip-encoding", "cp720")[0] == 0
+    batch = IntakeBatch.objects.get()
+    IntakeBatch.objects.update(name_encoding="")  # as such a batch is after migrating
+
+    code, _, err = ingest(archive)  # names read as UTF-8 alone: the Arabic one would change
+    assert code == 1 and "--new-batch" in err
+    assert EvidenceItem.objects.count() == 2
+
+    code, out, err = ingest(archive, "--zip-encoding", "cp720", "--json")
+    assert code == 0, err
+    assert (json.loads(out)["batch"], json.loads(out)["new_items"]) == (batch.pk, 0)
+    batch.refresh_from_db()
+    assert batch.name_encoding == "cp720"
+    entry = AuditEntry.objects.get(action="evidence.batch_name_encoding")
+    assert (entry.details["encoding"], entry.details["was"]) == ("cp720", "")
 
 
 def test_a_folder_records_no_zip_name_encoding(tmp_path, ingest):
