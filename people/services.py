@@ -123,11 +123,15 @@ def add_case_role(*, actor: Any, person: Person, case: Case, role: str) -> CaseR
     """Give a registered person a (further) role, in their case or another one."""
     _require(actor, Action.ADD_PEOPLE, case)
     _require(actor, Action.ADD_PEOPLE, person.case)
-    if case.pk != person.case_id and person.protection_level != Person.Protection.STANDARD:
-        # A role in another case opens the identity to that case's lead (and, at High, to
-        # the interviewers there): a disclosure made only by someone who may already
-        # reveal this person in their own case, or a lead of one case could reach the
-        # protected people of any other case they also work in.
+    if (
+        case.pk != person.case_id
+        and person.protection_level != Person.Protection.STANDARD
+        and not CaseRole.objects.filter(person=person, case=case).exists()
+    ):
+        # A first role in another case opens the identity to that case's lead (and, at
+        # High, to the interviewers there): a disclosure made only by someone who may
+        # already reveal this person in their own case, or a lead of one case could reach
+        # the protected people of any other case they also work in.
         _require(actor, Action.REVEAL_IDENTITY, person.case)
         if refusal := reveal_refusal(actor, person, person.case):
             raise PermissionDenied(refusal)

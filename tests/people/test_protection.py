@@ -132,6 +132,8 @@ def test_only_who_may_reveal_a_protected_person_gives_them_a_role_in_another_cas
     MembershipFactory(user=cast.investigator, case=other_case, role=Role.INVESTIGATOR)
     services.add_case_role(actor=cast.investigator, person=person, case=other_case, role="witness")
     assert CaseRole.objects.filter(case=other_case, person=person).exists()
+    # Once there, that case's people record their further roles in it.
+    services.add_case_role(actor=colleague, person=person, case=other_case, role="victim")
 
     # A standard person needs no such right: colleagues in both cases link them.
     plain = _register(cast, Person.Protection.STANDARD)
