@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db import transaction
 from django.db.models import Count, F, Q
@@ -744,6 +744,76 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
 
     Only the file is written: the row already describes it.
     """
+    made = _thumbnail_from_original(item, derivative.parameters or {})
+    if made is None:
+        return None
+    try:
+        evidence_storage().write_derivative(derivative.storage_key, made.data)
+    except OSError:
+        pass  # served all the same; the next view tries again
+    return made.data
+
+
+def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem]]:
+    """Thumbnails of the pictures whose thumbnail could not be stored at intake (flagged
+    ``derivative_failed``: a full disk, say), made from their verified originals as at
+    intake. Returns how many were made and the items still without one."""
+    from .intake.steps import DECODABLE, THUMBNAIL_PARAMETERS
+    from .storage import derivative_key
+
+    items = (
+        EvidenceItem.objects.select_related("original")
+        .filter(original__media_type__in=DECODABLE)
+        .exclude(original__derivatives__kind=Derivative.Kind.THUMBNAIL)
+        .order_by("pk")
+    )
+    if case is not None:
+        items = items.filter(case=case)
+    made: set[int] = set()
+    left: list[EvidenceItem] = []
+    for item in items.iterator(chunk_size=500):
+        if item.original_id in made or not any(
+            f.get("code") == "derivative_failed" for f in item.flags
+        ):
+            continue  # a duplicate of one just made, or a picture that cannot give one
+        thumb = _thumbnail_from_original(item, THUMBNAIL_PARAMETERS)
+        key = derivative_key(item.original.sha256, "thumbnail", "jpg")
+        try:
+            if thumb is None:
+                raise OSError("the original cannot give one")
+            evidence_storage().write_derivative(key, thumb.data)
+        except OSError:
+            left.append(item)
+            continue
+        Derivative.objects.bulk_create(
+            [
+                Derivative(
+                    original=item.original,
+                    kind=Derivative.Kind.THUMBNAIL,
+                    storage_key=key,
+                    media_type="image/jpeg",
+                    width=thumb.width,
+                    height=thumb.height,
+                    size=len(thumb.data),
+                    tool=TOOL,
+                    parameters=dict(THUMBNAIL_PARAMETERS),
+                )
+            ],
+            ignore_conflicts=True,
+        )
+        made.add(item.original_id)
+    return len(made), left
+
+
+class _Picture(NamedTuple):
+    data: bytes
+    width: int
+    height: int
+
+
+def _thumbnail_from_original(item: EvidenceItem, params: dict[str, Any]) -> _Picture | None:
+    """A thumbnail made from the verified original with these parameters; None if the
+    original is missing, changed or cannot be decoded."""
     import warnings
 
     from PIL import Image
@@ -761,7 +831,6 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
     fh, _ = open_verified(item)
     if fh is None:
         return None  # missing or changed: the fixity sweep records it, nothing is remade
-    params = derivative.parameters or {}
     try:
         with fh, warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -783,11 +852,7 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
             data = encode_jpeg(thumb, int(params.get("quality", THUMBNAIL_QUALITY)))
     except Exception:
         return None
-    try:
-        evidence_storage().write_derivative(derivative.storage_key, data)
-    except OSError:
-        pass  # served all the same; the next view tries again
-    return data
+    return _Picture(data, thumb.width, thumb.height)
 
 
 def open_verified(item: EvidenceItem):

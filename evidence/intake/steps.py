@@ -35,6 +35,13 @@ MAX_PIXELS = 90_000_000  # more is refused before decoding (a decompression bomb
 THUMBNAIL_SIZE = 256
 THUMBNAIL_QUALITY = 80
 PREVIEW_SIZE = 1024
+# How a thumbnail is made, recorded with each one (and followed when one is made again).
+THUMBNAIL_PARAMETERS = {
+    "max": THUMBNAIL_SIZE,
+    "quality": THUMBNAIL_QUALITY,
+    "resample": "box",
+    "exif_transpose": True,
+}
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS  # Pillow refuses twice this outright, warns above it
 
 # Magic bytes → media type, most specific first.
@@ -536,8 +543,8 @@ def decode_image(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> 
     except OSError as exc:  # a full disk, say: the picture is fine, its thumbnail is not
         result.flag(
             "derivative_failed",
-            f"thumbnail not stored ({exc}); the original is stored, the thumbnail can be "
-            "made again from it",
+            f"thumbnail not stored ({exc}); the original is stored, and `manage.py "
+            "make_thumbnails` makes the thumbnail from it",
         )
         return
     result.thumbnail = Thumbnail(
@@ -545,12 +552,7 @@ def decode_image(data: bytes, result: IntakeResult, storage: WriteOnceStore) -> 
         thumb.width,
         thumb.height,
         len(data),
-        {
-            "max": THUMBNAIL_SIZE,
-            "quality": THUMBNAIL_QUALITY,
-            "resample": "box",
-            "exif_transpose": True,
-        },
+        dict(THUMBNAIL_PARAMETERS),
     )
 
 

@@ -10,6 +10,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from django.core.management import CommandError, call_command
 from PIL import Image
 
 from evidence.intake import steps
@@ -279,8 +280,8 @@ def test_files_whose_names_lie_are_still_flagged(tmp_path, ingest):
 
 
 # -- a full disk under a thumbnail ----------------------------------------------------------
-def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_not_called_undecodable(
-    tmp_path, ingest, monkeypatch
+def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_then_made_once_there_is(
+    tmp_path, ingest, monkeypatch, capsys
 ):
     real = Path.write_bytes
 
@@ -293,9 +294,11 @@ def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_not_called_undecodable(
     monkeypatch.setattr(Path, "write_bytes", disk_full_for_derivatives)
     data = jpeg_bytes(6)
     write(tmp_path / "m" / "a.jpg", data)
+    write(tmp_path / "m" / "copy of a.jpg", data)  # one original, one thumbnail to make
+    write(tmp_path / "m" / "b.jpg", jpeg_bytes(8))
     code, _, err = ingest(tmp_path / "m")
     assert code == 0, err
-    item = EvidenceItem.objects.get()
+    item = EvidenceItem.objects.get(original_path="a.jpg")
     assert _stored_bytes(item) == data and item.original.sha256 == sha256(data)
     flags = _flags(item)
     assert "No space left on device" in flags["derivative_failed"]
@@ -304,6 +307,21 @@ def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_not_called_undecodable(
     assert not Derivative.objects.exists()
     derivatives = Path(evidence_storage().root) / "derivatives"
     assert [p for p in derivatives.rglob("*") if p.is_file()] == []  # no half thumbnail
+
+    # Room made on the disk; b.jpg's original changed in the store meanwhile.
+    monkeypatch.undo()
+    changed = EvidenceItem.objects.get(original_path="b.jpg")
+    Path(evidence_storage().path(changed.original.storage_key)).chmod(0o644)
+    Path(evidence_storage().path(changed.original.storage_key)).write_bytes(jpeg_bytes(9))
+    with pytest.raises(CommandError, match="1 thumbnails made, 1 could not be"):
+        call_command("make_thumbnails")
+    assert f"NOT MADE  {changed.case.reference} {changed.reference}" in capsys.readouterr().err
+    thumb = Derivative.objects.get(original=item.original)
+    stored = Path(evidence_storage().path(thumb.storage_key)).read_bytes()
+    with Image.open(io.BytesIO(stored)) as img:
+        assert img.size == (thumb.width, thumb.height) and max(img.size) == 256
+    assert thumb.parameters == steps.THUMBNAIL_PARAMETERS
+    assert _stored_bytes(item) == data  # the original untouched
 
 
 # -- ZIP members ---------------------------------------------------------------------------
