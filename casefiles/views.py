@@ -60,18 +60,38 @@ def _audit_filterset(request: HttpRequest) -> AuditEntryFilter:
     return AuditEntryFilter(request.GET, queryset=entries.order_by("-seq"))
 
 
+def _head_seq() -> int:
+    return AuditEntry.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+
+
 @require_GET
 def audit_list(request: HttpRequest) -> HttpResponse:
+    """The log, newest first, 50 entries a page.
+
+    The pages are cut from the entries that existed at the first page (``upto``, carried
+    by the page links): each view of the log adds an entry of its own, which would push
+    every entry one place down between two pages, and one would be on neither.
+    """
     filterset = _audit_filterset(request)
-    page = Paginator(filterset.qs, 50).get_page(request.GET.get("page"))
-    filters_used = {k: v for k, v in request.GET.items() if k != "page" and v}
+    head = _head_seq()
+    upto = request.GET.get("upto", "")
+    upto = min(int(upto), head) if upto.isdigit() else head
+    page = Paginator(filterset.qs.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
+    filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
     audit.record(request.user, "audit.view", filters=filters_used)
     query = request.GET.copy()
     query.pop("page", None)
+    query.pop("upto", None)
     return render(
         request,
         "casefiles/audit_list.html",
-        {"filter": filterset, "page": page, "query": query.urlencode()},
+        {
+            "filter": filterset,
+            "page": page,
+            "query": query.urlencode(),
+            "upto": upto,
+            "newer_since": head > upto,
+        },
     )
 
 
@@ -108,7 +128,7 @@ def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
     if not filterset.is_valid():
         return HttpResponse(status=400)
     filters_used = {k: v for k, v in request.GET.items() if v}
-    head = AuditEntry.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+    head = _head_seq()
     audit.record(request.user, "audit.export", format=fmt, filters=filters_used, up_to_seq=head)
     readable = set(Case.objects.visible_to(request.user).values_list("pk", flat=True))
     rows = _export_rows(

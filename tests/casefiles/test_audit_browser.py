@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.urls import reverse
@@ -116,3 +117,23 @@ def test_the_case_page_links_its_leads_to_who_saw_the_case(client, cast):
     assert f'href="{url}"' in page
     viewers = [e.actor for e in client.get(url).context["page"]]
     assert viewers == [cast.lead, cast.lawyer, cast.lawyer]
+
+
+def test_paging_the_log_shows_every_entry_once_though_each_view_is_logged(client, cast):
+    for n in range(60):
+        audit.record(None, "case.update", n=n)
+    client.force_login(cast.admin)
+    url = reverse("casefiles:audit_list")
+    first = client.get(url)
+    older = re.search(r'href="\?([^"]*page=2)"', first.content.decode()).group(1)
+    second = client.get(f"{url}?{older.replace('&amp;', '&')}")
+    shown = [e.seq for e in first.context["page"]] + [e.seq for e in second.context["page"]]
+    upto = first.context["upto"]
+    # Every entry up to the first view, newest first, none skipped or shown twice (the
+    # two views are logged meanwhile, and are not among them).
+    assert (
+        shown
+        == sorted(AuditEntry.objects.filter(seq__lte=upto).values_list("seq", flat=True))[::-1]
+    )
+    assert AuditEntry.objects.filter(action="audit.view").count() == 2
+    assert f"up to #{upto}" in second.content.decode()
