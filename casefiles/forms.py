@@ -14,7 +14,10 @@ class AccessRequestForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, required=False)
+    # No role chosen in advance: approving is choosing one (the first listed is Lead).
+    role = forms.ChoiceField(
+        label=_("Role"), choices=[("", _("Choose a role")), *Role.choices], required=False
+    )
     expires_on = forms.DateField(
         label=_("Access ends on (UTC, end of day)"),
         required=False,
