@@ -137,11 +137,17 @@ def test_admins_filter_the_audit_log(client, cast, other_case):
     assert AuditEntry.objects.filter(action="audit.view", actor=cast.admin).count() == 5
 
 
+def _brand(html: str) -> str:
+    return html.split('class="brand"', 1)[1].split("</a>", 1)[0]
+
+
 def test_arabic_pages_are_right_to_left_and_translated(client, cast):
+    assert "Athar" in _brand(client.get(reverse("login")).content.decode())
     client.post(reverse("set_language"), {"language": "ar", "next": "/"})
     response = client.get(reverse("login"))
     html = response.content.decode()
     assert '<html lang="ar" dir="rtl">' in html
+    assert _brand(html).count("أثر") == 1  # the name, not the name and its translation
     assert "تسجيل الدخول" in html
     client.force_login(cast.lawyer)
     html = client.get(reverse("casefiles:case_list")).content.decode()
