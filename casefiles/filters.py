@@ -1,8 +1,19 @@
 import django_filters
+from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from .models import AuditEntry, Case
+
+
+class AnyYesNo(forms.NullBooleanSelect):
+    """Any / Yes / No for a yes-or-no filter: Django's own first choice reads "Unknown",
+    as if it were a value of the field rather than no filter at all."""
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs)
+        self.choices = [("unknown", _("Any")), ("true", _("Yes")), ("false", _("No"))]
+
 
 # Actions recorded by this app; other apps add theirs with ``register_actions``.
 AUDIT_ACTIONS: dict[str, str] = {

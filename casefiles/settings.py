@@ -297,6 +297,7 @@ ATHAR_TSA_URL = os.environ.get("ATHAR_TSA_URL", "")
 
 # Internationalisation -----------------------------------------------------------
 LANGUAGE_CODE = "en"
+FILTERS_EMPTY_CHOICE_LABEL = _("Any")  # a filter's "no choice" (django-filter shows "---------")
 LANGUAGES = [("en", _("English")), ("ar", _("Arabic"))]
 LOCALE_PATHS = [BASE_DIR / "casefiles" / "locale"]
 TIME_ZONE = "UTC"

@@ -1,6 +1,8 @@
 import django_filters
 from django.utils.translation import gettext_lazy as _
 
+from casefiles.filters import AnyYesNo
+
 from .models import EvidenceItem, IntakeBatch
 
 
@@ -18,7 +20,9 @@ class EvidenceFilter(django_filters.FilterSet):
     integrity = django_filters.ChoiceFilter(
         label=_("Integrity"), choices=EvidenceItem.Integrity.choices
     )
-    flagged = django_filters.BooleanFilter(label=_("Flagged"), field_name="is_flagged")
+    flagged = django_filters.BooleanFilter(
+        label=_("Flagged"), field_name="is_flagged", widget=AnyYesNo
+    )
     near_group = django_filters.NumberFilter(label=_("Near-duplicate group"))
 
     class Meta:

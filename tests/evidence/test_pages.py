@@ -43,6 +43,10 @@ def test_the_gallery_shows_thumbnails_lazily_and_filters(client, cast, photos):
     html = response.content.decode()
     assert len(_refs(response)) == 6
     assert html.count('loading="lazy"') == 5  # the broken file has no thumbnail
+    # No filter chosen reads "Any" (not "Unknown", nor a row of dashes).
+    assert '<option value="unknown" selected>Any</option>' in html
+    assert '<option value="" selected>Any</option>' in html and "-----" not in html
+    assert len(_refs(client.get(url, {"flagged": "unknown", "kind": ""}))) == 6
     assert len(_refs(client.get(url, {"camera": "D70"}))) == 2
     assert _refs(client.get(url, {"flagged": "true"})) == [photos["broken.jpg"].reference]
     group = photos["p0.jpg"].near_group
