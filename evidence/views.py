@@ -116,6 +116,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
             "filter": filterset,
             "page": page,
             "query": query.urlencode(),
+            "filtered": any(query.values()),
             "can_add": can(request.user, Action.ADD_EVIDENCE, case),
         },
     )

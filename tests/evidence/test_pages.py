@@ -58,7 +58,9 @@ def test_the_gallery_shows_thumbnails_lazily_and_filters(client, cast, photos):
         len(_refs(client.get(url, {"taken_after": "2013-08-21", "taken_before": "2013-08-21"})))
         == 5
     )
-    assert _refs(client.get(url, {"taken_after": "2014-01-01"})) == []
+    nothing = client.get(url, {"taken_after": "2014-01-01"})
+    assert _refs(nothing) == []
+    assert 'No evidence matches. <a href="?">Clear the filters</a>' in nothing.content.decode()
     assert len(_refs(client.get(url, {"kind": "photo", "integrity": "intake"}))) == 6
     batch = IntakeBatch.objects.get()
     assert len(_refs(client.get(url, {"batch": batch.pk}))) == 6

@@ -216,6 +216,9 @@ def test_registering_a_person_encrypts_and_gives_a_code(client, cast):
 
 
 def test_the_people_list_filters_by_role_status_and_protection(client, cast):
+    client.force_login(cast.observer)
+    url = reverse("people:people_list", args=[cast.case.reference])
+    assert "No one is registered in this case yet." in client.get(url).content.decode()
     w = register_person(cast.case, cast.investigator)
     v = services.register_person(
         actor=cast.investigator,
@@ -225,8 +228,6 @@ def test_the_people_list_filters_by_role_status_and_protection(client, cast):
         protection_level="critical",
         victim_status="missing",
     )
-    client.force_login(cast.observer)
-    url = reverse("people:people_list", args=[cast.case.reference])
 
     def codes(**query):
         return [r.person.code for r in client.get(url, query).context["roles"]]
@@ -235,6 +236,8 @@ def test_the_people_list_filters_by_role_status_and_protection(client, cast):
     assert codes(role="witness") == [w.code]
     assert codes(victim_status="missing") == [v.code]
     assert codes(protection_level="standard") == [w.code]
+    none = client.get(url, {"role": "perpetrator"}).content.decode()
+    assert 'No one matches. <a href="?">Clear the filters</a>' in none
 
 
 def test_the_people_list_costs_the_same_queries_for_many_people(
