@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from people.models import Person, Testimony
 
 from .models import Identification
+from .services import METHOD_UPLOADED
 
 
 def people_of(case, user):
@@ -45,7 +46,7 @@ class UploadForm(forms.Form):
         help_text=_("e.g. USB stick, make and serial number"),
     )
     method = forms.CharField(
-        label=_("Method"), max_length=100, required=False, initial="uploaded in the browser"
+        label=_("Method"), max_length=100, required=False, initial=METHOD_UPLOADED
     )
 
 

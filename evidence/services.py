@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from casefiles import audit
 from casefiles.bulk import insert_rows
@@ -31,6 +32,24 @@ from .models import (
     StoredFile,
 )
 from .storage import evidence_storage
+
+# The app's own words in custody records and provenance: stored in English as written (a
+# record is never rewritten), shown in the reader's language where they stand alone (the
+# ``own_words`` template filter). Anything a person typed is shown as typed.
+OWN_WORDS = frozenset(
+    {
+        PURPOSE_INTAKE := gettext_noop("intake"),
+        METHOD_COPIED := gettext_noop("copied from the medium"),
+        METHOD_UPLOADED := gettext_noop("uploaded in the browser"),
+        NOTE_FIRST_READ := gettext_noop("hashed while first read"),
+        NOTE_REVERIFIED := gettext_noop(
+            "hashed while read; the copy already in the store was re-verified"
+        ),
+        NOTE_STORE_DIFFERS := gettext_noop(
+            "hashed while read; the copy already in the store DIFFERS from these bytes"
+        ),
+    }
+)
 
 LEASE = timedelta(minutes=2)
 
@@ -72,7 +91,7 @@ def create_batch(
             actor=actor,
             from_custodian=acquired_from,
             to_custodian=actor.get_username(),
-            purpose="intake",
+            purpose=PURPOSE_INTAKE,
             sha256=source_sha256,
             hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
             notes=f"medium: {medium} {medium_serial}".strip(),
@@ -379,7 +398,7 @@ def record_intake(
                     actor_id=actor.pk,
                     from_custodian=acquired_from,
                     to_custodian=actor.get_username(),
-                    purpose="intake",
+                    purpose=PURPOSE_INTAKE,
                     sha256=r.sha256,
                     hash_result=_intake_hash_result(r),
                     notes=_intake_note(r, in_case=was_in_case),
@@ -415,12 +434,12 @@ def _intake_hash_result(r: IntakeResult) -> str:
 
 def _intake_note(r: IntakeResult, *, in_case: bool) -> str:
     if r.existing == "mismatch":  # an alarm about the store itself: always said
-        return "hashed while read; the copy already in the store DIFFERS from these bytes"
+        return NOTE_STORE_DIFFERS
     # Whether another case holds the same bytes is that case's business: the note
     # speaks of earlier copies only when they are in this case.
     if r.existing == "match" and in_case:
-        return "hashed while read; the copy already in the store was re-verified"
-    return "hashed while first read"
+        return NOTE_REVERIFIED
+    return NOTE_FIRST_READ
 
 
 def refresh_batch_counts(batch: IntakeBatch, problems: list[dict[str, str]], total: int) -> None:

@@ -279,7 +279,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
             source_root=f"{PREFIX}{request.user.get_username()}",
             acquired_from=form.cleaned_data["acquired_from"],
             medium=form.cleaned_data["medium"],
-            method=form.cleaned_data["method"] or "uploaded in the browser",
+            method=form.cleaned_data["method"] or services.METHOD_UPLOADED,
             label=files[0].name if len(files) == 1 else f"{len(files)} files uploaded",
         )
         stage_uploads(batch, files)

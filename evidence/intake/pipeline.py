@@ -167,7 +167,7 @@ def ingest_path(
             actor=actor,
             source_sha256=source_sha256,
             source_size=source_size,
-            method=method or "copied from the medium",
+            method=method or services.METHOD_COPIED,
             name_encoding=(zip_encoding or "") if zipped else "",
         )
     if zipped:  # a batch found, or just opened by another run: read as it took them in

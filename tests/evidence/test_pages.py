@@ -387,5 +387,22 @@ def test_the_evidence_pages_speak_arabic_right_to_left(client, cast, photos):
     html = client.get(item.get_absolute_url()).content.decode()
     assert 'dir="rtl"' in html
     assert "سلسلة الحيازة" in html and "البصمة مطابقة" in html
+    # The app's own words in the record are said in Arabic; the record keeps them as written.
+    assert "نُسخ من الوسيط" in html and "حُسبت البصمة عند القراءة الأولى" in html
+    assert "copied from the medium" not in html and "hashed while first read" not in html
+    assert item.provenance.method == "copied from the medium"
     gallery = client.get(reverse("evidence:gallery", args=[cast.case.reference]))
     assert "الأدلّة" in gallery.content.decode()
+
+
+def test_only_the_apps_own_words_in_a_record_are_translated():
+    from django.utils import translation
+
+    from evidence.templatetags.own_words import own_words
+
+    with translation.override("ar"):
+        assert own_words("intake") == "الاستلام"
+        # What a person typed is shown as typed, even a word the interface translates.
+        assert own_words("Yes") == "Yes" and own_words("handed over at the border") == (
+            "handed over at the border"
+        )
