@@ -1,5 +1,6 @@
 from django import forms
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from people.models import Person, Testimony
@@ -45,9 +46,13 @@ class UploadForm(forms.Form):
         required=False,
         help_text=_("e.g. USB stick, make and serial number"),
     )
-    method = forms.CharField(
-        label=_("Method"), max_length=100, required=False, initial=METHOD_UPLOADED
-    )
+    method = forms.CharField(label=_("Method"), max_length=100, required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Left blank, the method recorded is the app's own words, shown in the reader's
+        # language: the hint says them so, rather than an English value to type over.
+        self.fields["method"].widget.attrs["placeholder"] = gettext(METHOD_UPLOADED)
 
 
 class ItemForm(forms.Form):

@@ -177,6 +177,8 @@ def test_thumbnails_are_served_and_previews_made_on_first_view(client, cast, pho
 
 def test_uploading_a_few_files_takes_them_in_at_once(client, cast):
     client.force_login(cast.investigator)
+    form = client.get(reverse("evidence:upload", args=[cast.case.reference])).content.decode()
+    assert 'placeholder="uploaded in the browser"' in form  # what a blank method records
     response = client.post(
         reverse("evidence:upload", args=[cast.case.reference]),
         {
@@ -190,7 +192,7 @@ def test_uploading_a_few_files_takes_them_in_at_once(client, cast):
     )
     batch = IntakeBatch.objects.get()
     assert response.status_code == 302 and response["Location"] == batch.get_absolute_url()
-    assert (batch.status, batch.stored) == ("done", 2)
+    assert (batch.status, batch.stored, batch.method) == ("done", 2, "uploaded in the browser")
     assert {i.original.sha256 for i in batch.items.all()} == {
         sha256(jpeg_bytes(50)),
         sha256(jpeg_bytes(51)),
