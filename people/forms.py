@@ -197,3 +197,5 @@ class DecisionForm(forms.Form):
             Testimony.Status.RETURNED: _("Return with a comment"),
         }
         self.fields["to_status"].choices = [(t, labels[t]) for t in targets]
+        if len(targets) == 1:  # the one step open (submitting a draft): chosen already
+            self.fields["to_status"].initial = targets[0]

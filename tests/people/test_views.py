@@ -412,3 +412,21 @@ def test_the_name_lookup_searches_only_the_case_where_the_user_may_reveal(client
     )
     assert hidden not in response.context["matches"]
     assert hidden.code.encode() not in response.content
+
+
+def test_a_draft_offers_its_one_next_step_ready_chosen_and_lists_consent_apart(
+    client, cast, witness
+):
+    testimony = services.create_testimony(
+        actor=cast.investigator,
+        case=cast.case,
+        witness=witness,
+        text="رأيت ابني يوسف يُقتاد إلى الفرع.",
+        taken_at=timezone.now(),
+        language="ar",
+        mode="in_person",
+    )
+    client.force_login(cast.investigator)
+    html = client.get(testimony.get_absolute_url()).content.decode()
+    assert 'value="submitted" required id="id_to_status_0" checked>' in html
+    assert "Investigation: no</span> · <span" in html
