@@ -167,6 +167,12 @@ class TestimonyForm(forms.Form):
             .objects.filter(case_memberships__in=case.memberships.filter(active_membership_q()))
             .order_by("username")
         )
+        # Names as colleagues know them, the account beside it to tell two alike apart.
+        self.fields["interviewers"].label_from_instance = lambda user: (
+            f"{user.get_full_name()} ({user.get_username()})"
+            if user.get_full_name()
+            else user.get_username()
+        )
 
     def clean_witness(self):
         witness = self.people[self.cleaned_data["witness"]]

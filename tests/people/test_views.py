@@ -352,6 +352,8 @@ def test_logging_a_testimony_keeps_the_statement_on_an_error(client, cast, witne
     assert response.status_code == 400
     html = response.content.decode()
     assert statement in html and "عن بعد" in html
+    lawyer = f"{cast.lawyer.get_full_name()} ({cast.lawyer.get_username()})"
+    assert cast.lawyer.get_full_name() and lawyer in html  # interviewers by name
     assert not models.Testimony.objects.exists()
     response = client.post(
         url,
