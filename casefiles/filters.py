@@ -12,7 +12,12 @@ class AnyYesNo(forms.NullBooleanSelect):
 
     def __init__(self, attrs=None):
         super().__init__(attrs)
-        self.choices = [("unknown", _("Any")), ("true", _("Yes")), ("false", _("No"))]
+        # "Any" sends nothing, as the other filters' blank choice does: no filter chosen.
+        self.choices = [("", _("Any")), ("true", _("Yes")), ("false", _("No"))]
+
+    def format_value(self, value):
+        chosen = super().format_value(value)
+        return "" if chosen == "unknown" else chosen
 
 
 # Actions recorded by this app; other apps add theirs with ``register_actions``.

@@ -1,5 +1,6 @@
 import csv
 import json
+import re
 from datetime import datetime
 from itertools import chain
 
@@ -75,7 +76,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     filterset = _audit_filterset(request)
     head = _head_seq()
     upto = request.GET.get("upto", "")
-    upto = min(int(upto), head) if upto.isdigit() else head
+    upto = min(int(upto), head) if re.fullmatch(r"[0-9]{1,18}", upto) else head
     page = Paginator(filterset.qs.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
     filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
     audit.record(request.user, "audit.view", filters=filters_used)

@@ -232,6 +232,14 @@ def claim_batch(batch: IntakeBatch) -> bool:
     return taken == 1
 
 
+def release_batch(batch: IntakeBatch) -> None:
+    """Give back a batch this process claimed and will not take in after all, as it was
+    before the claim (``batch`` as read then)."""
+    IntakeBatch.objects.filter(pk=batch.pk, claimed_by=_owner()).update(
+        claimed_by=batch.claimed_by, heartbeat_at=batch.heartbeat_at, status=batch.status
+    )
+
+
 def done_source_keys(batch: IntakeBatch) -> set[str]:
     return set(batch.items.values_list("source_key", flat=True))
 
@@ -776,7 +784,8 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
 def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem]]:
     """Thumbnails of the pictures whose thumbnail could not be stored at intake (flagged
     ``derivative_failed``: a full disk, say), made from their verified originals as at
-    intake. Returns how many were made and the items still without one."""
+    intake, once per stored file. Returns how many were made and the items still without
+    one. The flag stays: it records what happened at intake."""
     from .intake.steps import DECODABLE, THUMBNAIL_PARAMETERS
     from .storage import derivative_key
 
@@ -789,12 +798,16 @@ def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem
     if case is not None:
         items = items.filter(case=case)
     made: set[int] = set()
+    failed: set[int] = set()
     left: list[EvidenceItem] = []
     for item in items.iterator(chunk_size=500):
         if item.original_id in made or not any(
             f.get("code") == "derivative_failed" for f in item.flags
         ):
             continue  # a duplicate of one just made, or a picture that cannot give one
+        if item.original_id in failed:
+            left.append(item)  # the same bytes as one that failed: not read again
+            continue
         thumb = _thumbnail_from_original(item, THUMBNAIL_PARAMETERS)
         key = derivative_key(item.original.sha256, "thumbnail", "jpg")
         try:
@@ -802,6 +815,7 @@ def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem
                 raise OSError("the original cannot give one")
             evidence_storage().write_derivative(key, thumb.data)
         except OSError:
+            failed.add(item.original_id)
             left.append(item)
             continue
         Derivative.objects.bulk_create(

@@ -76,12 +76,18 @@ def run_intake(
     this run's (None: not a ZIP, nothing to record)."""
     if not services.claim_batch(batch):
         raise RuntimeError(f"batch {batch.pk} is being taken in by {batch.claimed_by}")
-    if name_encoding is not None and name_encoding != batch.name_encoding:
-        services.record_name_encoding(actor=actor, batch=batch, encoding=name_encoding)
+    done = services.done_source_keys(batch)
+    if name_encoding is not None:
+        # Checked again now that the batch is this run's: another run may have finished
+        # it, under other names, since this one looked.
+        if not done <= {s.key for s in listing.files}:
+            services.release_batch(batch)
+            raise ValueError(_renamed(batch, name_encoding or None))
+        if name_encoding != batch.name_encoding:
+            services.record_name_encoding(actor=actor, batch=batch, encoding=name_encoding)
     jobs = jobs or os.cpu_count() or 1
     listed = list(iter_manifest(custodian_manifest)) if custodian_manifest else None
     extra = tuple(sorted({alg for alg, _, _ in listed or [] if alg != "sha256"}))
-    done = services.done_source_keys(batch)
     todo = [s for s in listing.files if s.key not in done]
     problems = list(listing.problems)
     started = time.monotonic()
@@ -199,10 +205,14 @@ def _names_as_taken_in(
         listing = list_source(path, evidence_storage().root, recorded)
     if services.done_source_keys(batch) <= {f.key for f in listing.files}:
         return zip_encoding, listing
+    raise ValueError(_renamed(batch, zip_encoding))
+
+
+def _renamed(batch: IntakeBatch, zip_encoding: str | None) -> str:
     reading = f"--zip-encoding {zip_encoding}" if zip_encoding else "UTF-8 alone"
-    raise ValueError(
+    recorded = batch.name_encoding or "UTF-8 alone, or did not say"
+    return (
         f"batch {batch.pk} took in members of this ZIP under names that {reading} does "
-        f"not give them (the batch read them as {recorded or 'UTF-8 alone, or did not say'})."
-        " Resume it as it was first run, or take the archive in again under the new names"
-        " with --new-batch."
+        f"not give them (the batch read them as {recorded}). Resume it as it was first "
+        "run, or take the archive in again under the new names with --new-batch."
     )

@@ -137,3 +137,9 @@ def test_paging_the_log_shows_every_entry_once_though_each_view_is_logged(client
     )
     assert AuditEntry.objects.filter(action="audit.view").count() == 2
     assert f"up to #{upto}" in second.content.decode()
+    for odd in ("²", "9" * 5000, "-1", "x"):  # not a bound: the newest entries, no error
+        assert client.get(url, {"upto": odd}).context["upto"] == _head_before_view()
+
+
+def _head_before_view() -> int:
+    return AuditEntry.objects.order_by("-seq").values_list("seq", flat=True)[1]

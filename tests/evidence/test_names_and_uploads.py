@@ -389,3 +389,24 @@ def test_a_task_queued_twice_leaves_a_batch_a_live_worker_holds_alone(
     assert ingest_staged_batch.call(batch.pk, cast.investigator.pk) == 0
     assert IntakeBatch.objects.values("status", "claimed_by").get(pk=batch.pk) == held
     assert not batch.items.exists()
+
+
+def test_a_run_that_finds_its_batch_done_under_other_names_once_claimed_gives_it_back(
+    tmp_path, ingest, taker
+):
+    """Another run may finish the batch between this run's look and its claim: checked
+    again once claimed, and the batch handed back as it was."""
+    from evidence.intake.pipeline import run_intake
+    from evidence.intake.sources import list_zip
+
+    raw = PHOTO.encode("cp720")
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(raw, jpeg_bytes(16))])
+    assert ingest(archive, "--zip-encoding", "cp720")[0] == 0  # done, under the Arabic name
+    batch = IntakeBatch.objects.get()
+    before = (batch.status, batch.claimed_by, batch.heartbeat_at)
+    as_utf8 = list_zip(archive)  # the name read without the encoding: another file
+    with pytest.raises(ValueError, match="--new-batch"):
+        run_intake(actor=taker, batch=batch, listing=as_utf8, jobs=1, name_encoding="")
+    batch.refresh_from_db()
+    assert (batch.status, batch.claimed_by, batch.heartbeat_at) == before
+    assert batch.name_encoding == "cp720" and EvidenceItem.objects.count() == 1

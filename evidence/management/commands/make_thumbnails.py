@@ -20,7 +20,7 @@ class Command(BaseCommand):
         made, left = make_missing_thumbnails(case=get_case(case) if case else None)
         for item in left:
             self.stderr.write(f"NOT MADE  {item.case.reference} {item.reference}")
-        line = f"{made} thumbnails made, {len(left)} could not be"
+        line = f"{made} thumbnails made; {len(left)} items still without one"
         if left:
             raise CommandError(line, returncode=1)
         self.stdout.write(line)
