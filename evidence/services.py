@@ -35,7 +35,8 @@ from .storage import evidence_storage
 
 # The app's own words in custody records and provenance: stored in English as written (a
 # record is never rewritten), shown in the reader's language where they stand alone (the
-# ``own_words`` template filter). Anything a person typed is shown as typed.
+# ``own_words`` template filter). Anything else a person typed is shown as typed (a method
+# typed as exactly one of these is shown translated too: it says the same).
 OWN_WORDS = frozenset(
     {
         PURPOSE_INTAKE := gettext_noop("intake"),

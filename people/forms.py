@@ -203,5 +203,5 @@ class DecisionForm(forms.Form):
             Testimony.Status.RETURNED: _("Return with a comment"),
         }
         self.fields["to_status"].choices = [(t, labels[t]) for t in targets]
-        if len(targets) == 1:  # the one step open (submitting a draft): chosen already
+        if len(targets) == 1:  # the one step open (submitting a draft, say): chosen already
             self.fields["to_status"].initial = targets[0]
