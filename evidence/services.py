@@ -742,28 +742,31 @@ def ensure_preview(item: EvidenceItem) -> Derivative | None:
         return None
     key = derivative_key(item.original.sha256, "preview", "jpg")
     evidence_storage().write_derivative(key, data)
+    params = {"max": PREVIEW_SIZE, "quality": 85, "resample": "bicubic", "exif_transpose": True}
+    _record_derivative(item, Derivative.Kind.PREVIEW, key, _Picture(data, width, height), params)
+    return Derivative.objects.get(original=item.original, kind=Derivative.Kind.PREVIEW)
+
+
+def _record_derivative(
+    item: EvidenceItem, kind: str, key: str, picture: _Picture, params: dict[str, Any]
+) -> None:
+    """The row of a derivative just written (a JPEG), unless another request wrote it."""
     Derivative.objects.bulk_create(
         [
             Derivative(
                 original=item.original,
-                kind=Derivative.Kind.PREVIEW,
+                kind=kind,
                 storage_key=key,
                 media_type="image/jpeg",
-                width=width,
-                height=height,
-                size=len(data),
+                width=picture.width,
+                height=picture.height,
+                size=len(picture.data),
                 tool=TOOL,
-                parameters={
-                    "max": PREVIEW_SIZE,
-                    "quality": 85,
-                    "resample": "bicubic",
-                    "exif_transpose": True,
-                },
+                parameters=params,
             )
         ],
         ignore_conflicts=True,
     )
-    return Derivative.objects.get(original=item.original, kind=Derivative.Kind.PREVIEW)
 
 
 def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None:
@@ -819,22 +822,7 @@ def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem
             failed.add(item.original_id)
             left.append(item)
             continue
-        Derivative.objects.bulk_create(
-            [
-                Derivative(
-                    original=item.original,
-                    kind=Derivative.Kind.THUMBNAIL,
-                    storage_key=key,
-                    media_type="image/jpeg",
-                    width=thumb.width,
-                    height=thumb.height,
-                    size=len(thumb.data),
-                    tool=TOOL,
-                    parameters=dict(THUMBNAIL_PARAMETERS),
-                )
-            ],
-            ignore_conflicts=True,
-        )
+        _record_derivative(item, Derivative.Kind.THUMBNAIL, key, thumb, dict(THUMBNAIL_PARAMETERS))
         made.add(item.original_id)
     return len(made), left
 

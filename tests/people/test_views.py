@@ -39,6 +39,19 @@ def witness(cast):
     return register_person(cast.case, cast.investigator, **IDENTITY)
 
 
+def _draft(cast, witness):
+    """A testimony the investigator has logged and not yet submitted."""
+    return services.create_testimony(
+        actor=cast.investigator,
+        case=cast.case,
+        witness=witness,
+        text="رأيت ابني يوسف يُقتاد إلى الفرع.",
+        taken_at=timezone.now(),
+        language="ar",
+        mode="in_person",
+    )
+
+
 @pytest.fixture
 def world(cast, witness):
     """A witness with consent, a testimony under review and a relation: every page has data."""
@@ -54,15 +67,7 @@ def world(cast, witness):
         how="written",
         given_on=timezone.now().date(),
     )
-    testimony = services.create_testimony(
-        actor=cast.investigator,
-        case=cast.case,
-        witness=witness,
-        text="رأيت ابني يوسف يُقتاد إلى الفرع.",
-        taken_at=timezone.now(),
-        language="ar",
-        mode="in_person",
-    )
+    testimony = _draft(cast, witness)
     services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
     return {
         "code": witness.code,
@@ -419,15 +424,7 @@ def test_the_name_lookup_searches_only_the_case_where_the_user_may_reveal(client
 def test_a_draft_offers_its_one_next_step_ready_chosen_and_lists_consent_apart(
     client, cast, witness
 ):
-    testimony = services.create_testimony(
-        actor=cast.investigator,
-        case=cast.case,
-        witness=witness,
-        text="رأيت ابني يوسف يُقتاد إلى الفرع.",
-        taken_at=timezone.now(),
-        language="ar",
-        mode="in_person",
-    )
+    testimony = _draft(cast, witness)
     client.force_login(cast.investigator)
     html = client.get(testimony.get_absolute_url()).content.decode()
     assert 'value="submitted" required id="id_to_status_0" checked>' in html
