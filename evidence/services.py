@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import socket
 from collections.abc import Iterable
 from datetime import timedelta
@@ -51,6 +52,9 @@ OWN_WORDS = frozenset(
         ),
     }
 )
+# ... and with a number in them: the pattern of each, and its words.
+PURPOSE_FIXITY = gettext_noop("fixity check #%(n)s")
+OWN_NUMBERED = ((re.compile(r"fixity check #(?P<n>[0-9]+)"), PURPOSE_FIXITY),)
 
 LEASE = timedelta(minutes=2)
 
@@ -979,7 +983,7 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
                 action=CustodyEvent.Action.STORED,
                 at=timezone.now(),
                 actor=actor,
-                purpose=f"fixity check #{check.pk}",
+                purpose=PURPOSE_FIXITY % {"n": check.pk},
                 sha256=sf.sha256,
                 hash_result=result,
                 notes=f"{what}; {note}" if note else what,
@@ -1023,7 +1027,7 @@ def _write_fixity(actor, check, pending) -> None:
                         action=CustodyEvent.Action.STORED,
                         at=now,
                         actor=actor,
-                        purpose=f"fixity check #{check.pk}",
+                        purpose=PURPOSE_FIXITY % {"n": check.pk},
                         sha256=item.original.sha256,
                         hash_result=result,
                         notes=note,

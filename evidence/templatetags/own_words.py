@@ -3,7 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
-from ..services import OWN_WORDS
+from ..services import OWN_NUMBERED, OWN_WORDS
 
 register = template.Library()
 
@@ -11,4 +11,9 @@ register = template.Library()
 @register.filter
 def own_words(text: str) -> str:
     """Translated if the app wrote it; anything else exactly as recorded."""
-    return gettext(text) if text in OWN_WORDS else text
+    if text in OWN_WORDS:
+        return gettext(text)
+    for pattern, words in OWN_NUMBERED:
+        if found := pattern.fullmatch(text):
+            return gettext(words) % found.groupdict()
+    return text

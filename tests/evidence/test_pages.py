@@ -404,6 +404,8 @@ def test_only_the_apps_own_words_in_a_record_are_translated():
 
     with translation.override("ar"):
         assert own_words("intake") == "الاستلام"
+        assert own_words("fixity check #12") == "فحص السلامة رقم 12"
+        assert own_words("fixity check #12, by hand") == "fixity check #12, by hand"
         # What a person typed is shown as typed, even a word the interface translates.
         assert own_words("Yes") == "Yes" and own_words("handed over at the border") == (
             "handed over at the border"
