@@ -7,6 +7,7 @@ other user gets 404 for a request, as for a case they may not know exists.
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 from django.contrib import messages
@@ -23,7 +24,7 @@ from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, services, twofactor
 from .forms import AccessRequestForm, DecisionForm
-from .models import AccessRequest, Membership, UserSession
+from .models import AccessRequest, Membership, SecondFactorReset, UserSession
 
 EXPIRING_DAYS = 14
 
@@ -160,6 +161,11 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "memberships": memberships,
             "sessions": sessions,
             "has_2fa": twofactor.has_confirmed_device(subject),
+            "reset": SecondFactorReset.objects.filter(
+                user=subject, outcome=SecondFactorReset.Outcome.PENDING
+            )
+            .select_related("requested_by")
+            .first(),
         },
     )
 
@@ -186,8 +192,24 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             services.deactivate_user(actor=request.user, user=subject)
             messages.success(request, _("The account was deactivated; its history is kept."))
         elif action == "reset-2fa":
-            code, expires_at = services.reset_second_factor(actor=request.user, user=subject)
-            return _enrolment_code_page(request, subject, code, expires_at, reset=True)
+            _asked, done = services.ask_second_factor_reset(
+                actor=request.user, user=subject, reason=request.POST.get("reason", "")
+            )
+            if done is None:
+                messages.success(request, _("Asked: another admin decides on the reset."))
+            else:  # no other admin to ask
+                return _enrolment_code_page(request, subject, *done, reset=True)
+        elif action in ("reset-2fa-approve", "reset-2fa-refuse"):
+            asked = request.POST.get("request", "")
+            if not re.fullmatch(r"[0-9]{1,18}", asked):
+                raise Http404
+            pending = get_object_or_404(SecondFactorReset, pk=int(asked), user=subject)
+            done = services.decide_second_factor_reset(
+                actor=request.user, request=pending, approve=action == "reset-2fa-approve"
+            )
+            if done is not None:
+                return _enrolment_code_page(request, subject, *done, reset=True)
+            messages.success(request, _("The reset will not be done."))
         elif action == "enrolment-code":
             if twofactor.has_confirmed_device(subject):
                 raise ValidationError(_("This user has a second factor; reset it first."))

@@ -267,3 +267,43 @@ class EnrolmentCode(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.issued_at:%Y-%m-%d %H:%M}"
+
+
+class SecondFactorReset(models.Model):
+    """An admin's request to reset a user's second factor, decided by another admin.
+
+    A reset, with the enrolment code it issues, and a password set in the admin, would let
+    one admin become any user (and so reveal whom that user may): four eyes, as for
+    access. Where no other admin exists, the reset is done at once and its entry says so.
+    """
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", _("Waiting for another admin")
+        APPROVED = "approved", _("Approved")
+        REFUSED = "refused", _("Refused")
+        CANCELLED = "cancelled", _("Withdrawn")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    reason = models.TextField(_("reason"))
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+        verbose_name = _("second-factor reset")
+        verbose_name_plural = _("second-factor resets")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"],
+                condition=models.Q(outcome="pending"),
+                name="one_pending_second_factor_reset_per_user",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.requested_at:%Y-%m-%d %H:%M} · {self.outcome}"

@@ -28,6 +28,7 @@ from .models import (
     Case,
     EnrolmentCode,
     Membership,
+    SecondFactorReset,
     UserSession,
 )
 
@@ -283,16 +284,108 @@ def regenerate_backup_codes(*, user: Any) -> list[str]:
     return codes
 
 
-def reset_second_factor(*, actor: Any, user: Any) -> tuple[str, datetime]:
-    """An admin removes a user's devices (lost phone). The user sets up a new one at their
-    next sign-in with the enrolment code returned here, which the admin hands over."""
+def reset_second_factor(*, actor: Any, user: Any, **details: Any) -> tuple[str, datetime]:
+    """Remove a user's devices (lost phone). The user sets up a new one at their next
+    sign-in with the enrolment code returned here, which the admin hands over.
+
+    In the app, only as decided through ``ask_second_factor_reset`` (four eyes); also used
+    by whoever runs the server's shell."""
     with transaction.atomic():
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
         WebAuthnCredential.objects.filter(user=user).delete()
         _end_sessions(user)
-        audit.record(actor, "auth.2fa_reset", target=user)
+        audit.record(actor, "auth.2fa_reset", target=user, **details)
         return issue_enrolment_code(actor=actor, user=user)
+
+
+def _other_admins(*, actor: Any):
+    """Active admins other than the one asking (the user concerned, if an admin, counts:
+    they may approve a reset of their own factor that someone else asked for)."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Q
+
+    admins = (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(Q(is_superuser=True) | Q(groups__name=access.ADMIN_GROUP))
+    )
+    return admins.exclude(pk=actor.pk).distinct()
+
+
+def ask_second_factor_reset(
+    *, actor: Any, user: Any, reason: str
+) -> tuple[SecondFactorReset, tuple[str, datetime] | None]:
+    """An admin asks to reset a user's second factor (a lost phone), with the reason.
+
+    Another admin decides (``decide_second_factor_reset``): a reset and a password set in
+    the admin would otherwise let one admin sign in as anyone. With no other admin to ask,
+    it is done at once, and the entry says so. Returns the request and, when it was done,
+    the enrolment code and its expiry.
+    """
+    if not access.is_system_admin(actor):
+        raise PermissionDenied
+    reason = reason.strip()
+    if len(reason) < 5:
+        raise ValidationError(_("Say why the second factor must be reset."))
+    sole = not _other_admins(actor=actor).exists()
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                request = SecondFactorReset.objects.create(
+                    user=user, requested_by=actor, reason=reason[:1000]
+                )
+        except IntegrityError:
+            raise ValidationError(
+                _("A reset of this user's second factor is already waiting for a decision.")
+            ) from None
+        audit.record(
+            actor, "auth.2fa_reset_ask", target=user, request=request.pk, reason=request.reason
+        )
+        if not sole:
+            return request, None
+        return request, _approve_reset(actor, request, sole_admin=True)
+
+
+def decide_second_factor_reset(
+    *, actor: Any, request: SecondFactorReset, approve: bool
+) -> tuple[str, datetime] | None:
+    """Another admin approves (the reset is done, and the enrolment code returned to them
+    to hand over) or refuses; whoever asked may withdraw (``approve`` False)."""
+    if not access.is_system_admin(actor):
+        raise PermissionDenied
+    with transaction.atomic():
+        request = SecondFactorReset.objects.select_for_update().get(pk=request.pk)
+        if request.outcome != SecondFactorReset.Outcome.PENDING:
+            raise ValidationError(_("This reset has been decided already."))
+        asked_by_actor = actor.pk == request.requested_by_id
+        if approve and asked_by_actor:
+            raise ValidationError(_("Another admin decides, not whoever asked."))
+        if approve:
+            return _approve_reset(actor, request, sole_admin=False)
+        outcome = (
+            SecondFactorReset.Outcome.CANCELLED
+            if asked_by_actor
+            else SecondFactorReset.Outcome.REFUSED
+        )
+        SecondFactorReset.objects.filter(pk=request.pk).update(
+            outcome=outcome, decided_by=actor, decided_at=timezone.now()
+        )
+        audit.record(actor, f"auth.2fa_reset_{outcome}", target=request.user, request=request.pk)
+    return None
+
+
+def _approve_reset(actor: Any, request: SecondFactorReset, *, sole_admin: bool):
+    SecondFactorReset.objects.filter(pk=request.pk).update(
+        outcome=SecondFactorReset.Outcome.APPROVED, decided_by=actor, decided_at=timezone.now()
+    )
+    return reset_second_factor(
+        actor=actor,
+        user=request.user,
+        request=request.pk,
+        asked_by=request.requested_by.get_username(),
+        sole_admin=sole_admin,
+    )
 
 
 # Sessions ----------------------------------------------------------------------------

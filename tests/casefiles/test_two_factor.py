@@ -4,6 +4,7 @@ import io
 import re
 
 import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.urls import reverse
@@ -11,7 +12,8 @@ from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from casefiles import services
-from casefiles.models import AuditEntry, EnrolmentCode
+from casefiles.access import ADMIN_GROUP
+from casefiles.models import AuditEntry, EnrolmentCode, SecondFactorReset
 from tests.conftest import VerifiedClient
 from tests.factories import TEST_PASSWORD, UserFactory, totp_code, totp_device
 
@@ -169,8 +171,10 @@ def test_an_admin_reset_makes_the_user_enrol_again_with_the_code_shown_to_the_ad
     device = totp_device(cast.lawyer)
     admin = VerifiedClient()
     admin.force_login(cast.admin)
-    page = admin.post(reverse("manage_user_action", args=[cast.lawyer.pk, "reset-2fa"]))
+    url = reverse("manage_user_action", args=[cast.lawyer.pk, "reset-2fa"])
+    page = admin.post(url, {"reason": "phone lost at the border"})  # the only admin: at once
     assert page.status_code == 200 and "no-store" in page["Cache-Control"]
+    assert AuditEntry.objects.get(action="auth.2fa_reset").details["sole_admin"] is True
     code = re.search(r"<code dir=\"ltr\">([A-Z0-9-]+)</code>", page.content.decode())[1]
     assert not EnrolmentCode.objects.filter(digest__contains=code.replace("-", "")).exists()
 
@@ -288,3 +292,69 @@ def test_an_admin_issues_an_enrolment_code_to_a_user_without_a_second_factor(cas
     refused = admin.post(reverse("manage_user_action", args=[cast.lawyer.pk, "enrolment-code"]))
     assert refused.status_code == 302
     assert not EnrolmentCode.objects.filter(user=cast.lawyer).exists()
+
+
+def test_with_another_admin_a_reset_waits_for_their_decision(browser, cast):
+    """One admin alone cannot reset a user's second factor (and, with a password set in
+    the admin, sign in as them): another admin approves, and gets the code to hand over."""
+    second = UserFactory(username="admin2", groups=[ADMIN_GROUP], is_staff=True)
+    device = totp_device(cast.lawyer)
+    asker, decider = VerifiedClient(), VerifiedClient()
+    asker.force_login(cast.admin)
+    decider.force_login(second)
+    action = lambda what: reverse("manage_user_action", args=[cast.lawyer.pk, what])  # noqa: E731
+
+    response = asker.post(action("reset-2fa"), {"reason": "phone lost at the border"})
+    assert response.status_code == 302
+    reset = SecondFactorReset.objects.get()
+    assert (reset.outcome, reset.requested_by) == ("pending", cast.admin)
+    assert TOTPDevice.objects.filter(pk=device.pk).exists()  # nothing done yet
+    # Whoever asked cannot approve it, and cannot ask twice.
+    asker.post(action("reset-2fa-approve"), {"request": reset.pk})
+    assert TOTPDevice.objects.filter(pk=device.pk).exists()
+    asker.post(action("reset-2fa"), {"reason": "asking again"})
+    assert SecondFactorReset.objects.count() == 1
+    page = decider.get(reverse("manage_user", args=[cast.lawyer.pk])).content.decode()
+    assert "phone lost at the border" in page and "Approve the reset" in page
+    for odd in ("", "x", "²"):
+        assert decider.post(action("reset-2fa-approve"), {"request": odd}).status_code == 404
+
+    page = decider.post(action("reset-2fa-approve"), {"request": reset.pk})
+    assert page.status_code == 200
+    code = re.search(r"<code dir=\"ltr\">([A-Z0-9-]+)</code>", page.content.decode())[1]
+    assert not TOTPDevice.objects.filter(pk=device.pk).exists()
+    reset.refresh_from_db()
+    assert (reset.outcome, reset.decided_by) == ("approved", second)
+    entry = AuditEntry.objects.get(action="auth.2fa_reset")
+    assert (entry.actor, entry.details["asked_by"], entry.details["sole_admin"]) == (
+        second,
+        "admin",
+        False,
+    )
+    _password(browser, "lawyer")
+    browser.post(reverse("login_verify"), {"code": code})
+    assert "<svg" in browser.get(reverse("login_verify")).content.decode()  # enrols again
+
+
+def test_a_reset_can_be_refused_or_withdrawn_and_then_nothing_changes(cast):
+    second = UserFactory(username="admin2", groups=[ADMIN_GROUP], is_staff=True)
+    device = totp_device(cast.lawyer)
+    asked, done = services.ask_second_factor_reset(
+        actor=cast.admin, user=cast.lawyer, reason="phone lost"
+    )
+    assert done is None
+    with pytest.raises(PermissionDenied):  # only an admin decides
+        services.decide_second_factor_reset(actor=cast.lawyer, request=asked, approve=False)
+    services.decide_second_factor_reset(actor=second, request=asked, approve=False)
+    again, _ = services.ask_second_factor_reset(
+        actor=cast.admin, user=cast.lawyer, reason="lost it"
+    )
+    services.decide_second_factor_reset(actor=cast.admin, request=again, approve=False)
+    assert list(SecondFactorReset.objects.values_list("outcome", flat=True)) == [
+        "cancelled",
+        "refused",
+    ]
+    assert TOTPDevice.objects.filter(pk=device.pk).exists()
+    assert not EnrolmentCode.objects.filter(user=cast.lawyer).exists()
+    with pytest.raises(ValidationError, match="decided already"):
+        services.decide_second_factor_reset(actor=second, request=asked, approve=True)
