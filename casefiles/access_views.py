@@ -161,6 +161,7 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "memberships": memberships,
             "sessions": sessions,
             "has_2fa": twofactor.has_confirmed_device(subject),
+            "code_needs_two_admins": services.code_needs_two_admins(subject),
             "reset": SecondFactorReset.objects.filter(
                 user=subject, outcome=SecondFactorReset.Outcome.PENDING
             )
@@ -213,6 +214,8 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         elif action == "enrolment-code":
             if twofactor.has_confirmed_device(subject):
                 raise ValidationError(_("This user has a second factor; reset it first."))
+            if services.code_needs_two_admins(subject):
+                raise ValidationError(_("This account has access: ask, and another admin decides."))
             code, expires_at = services.issue_enrolment_code(actor=request.user, user=subject)
             return _enrolment_code_page(request, subject, code, expires_at)
         else:

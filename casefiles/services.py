@@ -313,6 +313,18 @@ def _other_admins(*, actor: Any):
     return admins.exclude(pk=actor.pk).distinct()
 
 
+def code_needs_two_admins(user: Any) -> bool:
+    """Whether an enrolment code for ``user`` takes a second admin's approval: for an
+    account with case access, or an admin's. Handed a code and given a password, one admin
+    could otherwise take over an account with no device yet (a new colleague already
+    granted access, or one whose reset was just approved) and act as them. A new account
+    with no access yet gets its first code from one admin."""
+    return (
+        access.is_system_admin(user)
+        or Membership.objects.filter(access.active_membership_q(), user=user).exists()
+    )
+
+
 def ask_second_factor_reset(
     *, actor: Any, user: Any, reason: str
 ) -> tuple[SecondFactorReset, tuple[str, datetime] | None]:

@@ -282,11 +282,25 @@ def test_an_enrolment_key_seen_by_someone_else_never_becomes_the_users_key(brows
 def test_an_admin_issues_an_enrolment_code_to_a_user_without_a_second_factor(cast):
     admin = VerifiedClient()
     admin.force_login(cast.admin)
-    page = admin.get(reverse("manage_user", args=[cast.observer.pk])).content.decode()
-    assert "Issue an enrolment code" in page and "Reset second factor" not in page
-    issued = admin.post(reverse("manage_user_action", args=[cast.observer.pk, "enrolment-code"]))
+    page = admin.get(reverse("manage_user", args=[cast.outsider.pk])).content.decode()
+    assert "Issue an enrolment code" in page and "reset the second factor" not in page
+    issued = admin.post(reverse("manage_user_action", args=[cast.outsider.pk, "enrolment-code"]))
     assert re.search(r"<code dir=\"ltr\">[A-Z0-9-]{19}</code>", issued.content.decode())
-    assert EnrolmentCode.objects.get(user=cast.observer).issued_by == cast.admin
+    assert EnrolmentCode.objects.get(user=cast.outsider).issued_by == cast.admin
+
+    # An account with case access and no device yet: its code takes a second admin too,
+    # or one admin could hand themselves a code, set a password and act as that person.
+    UserFactory(username="admin2", groups=[ADMIN_GROUP], is_staff=True)
+    page = admin.get(reverse("manage_user", args=[cast.observer.pk])).content.decode()
+    assert "Issue an enrolment code" not in page and "Ask to reset the second factor" in page
+    admin.post(reverse("manage_user_action", args=[cast.observer.pk, "enrolment-code"]))
+    assert not EnrolmentCode.objects.filter(user=cast.observer).exists()
+    admin.post(
+        reverse("manage_user_action", args=[cast.observer.pk, "reset-2fa"]),
+        {"reason": "new colleague, first sign-in"},
+    )
+    assert SecondFactorReset.objects.get(user=cast.observer).outcome == "pending"
+    assert not EnrolmentCode.objects.filter(user=cast.observer).exists()
 
     totp_device(cast.lawyer)
     refused = admin.post(reverse("manage_user_action", args=[cast.lawyer.pk, "enrolment-code"]))
