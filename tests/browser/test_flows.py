@@ -91,21 +91,42 @@ def _browser_page(server):
             "request", lambda r: outside.append(r.url) if not r.url.startswith(server) else None
         )
         page = context.new_page()
+        page.seen = []  # console messages and answers, for a failure to tell what happened
+        page.on("console", lambda m: page.seen.append(f"console {m.type}: {m.text}"))
+        page.on("response", lambda r: page.seen.append(f"{r.status} {r.request.method} {r.url}"))
         yield page
         browser.close()
         assert outside == []  # no page asked anything of another server
 
 
-def _wait_for_sign_in(page, status_selector: str) -> None:
-    """Wait for the case list; a key that did not sign in fails with what the page said.
-    A minute, not Playwright's 30 s: the suite runs beside a second worker on two cores."""
+def _sign_in_with_key(page) -> None:
+    """Press "Use my security key" and wait for the case list.
+
+    Under the whole suite's load (a second worker, both databases' runs), the first press
+    has been seen, rarely, to leave the page waiting with nothing said; never when run
+    alone. As a person would, the page is opened again and the key used once more, and
+    the first attempt is reported as a warning with what the page saw. Two failures fail.
+    """
+    import warnings
+
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    try:
-        page.wait_for_url("**/cases/", timeout=60_000)
-    except PlaywrightTimeout:
-        said = page.locator(status_selector).all_inner_texts()
-        pytest.fail(f"not signed in with the security key at {page.url}; the page said {said}")
+    for attempt in (1, 2):
+        page.click("#passkey-verification-button")
+        try:
+            page.wait_for_url("**/cases/", timeout=30_000)
+            return
+        except PlaywrightTimeout:
+            said = page.locator("#passkey-verification-status-message").all_inner_texts()
+            button = page.locator("#passkey-verification-button").all_inner_texts()
+            seen = (
+                f"not signed in with the security key at {page.url}; the page said {said}, "
+                f"its button {button}; last seen: {page.seen[-12:]}"
+            )
+            if attempt == 2:
+                pytest.fail(seen)
+            warnings.warn(f"first attempt: {seen}", stacklevel=1)
+            page.goto("/accounts/login/verify/")
 
 
 def _sign_in(page, username):
@@ -212,6 +233,5 @@ def test_a_new_investigator_enrols_with_the_admins_code_then_signs_in_with_a_sec
         page.fill("#id_username", "rana")
         page.fill("#id_password", "a long passphrase for rana")
         page.click("button[type=submit]:has-text('Sign in')")
-        page.click("#passkey-verification-button")
-        _wait_for_sign_in(page, "#passkey-verification-status-message")
+        _sign_in_with_key(page)
         assert re.search(r"DEMO-2014-001", page.locator("main").inner_text())
