@@ -119,6 +119,14 @@ def is_system_admin(user: User | None) -> bool:
     return user.is_superuser or user.groups.filter(name=ADMIN_GROUP).exists()
 
 
+def system_admins():
+    """Every active system admin, by the rule ``is_system_admin`` applies to one user."""
+    from django.contrib.auth import get_user_model
+
+    admins = get_user_model().objects.filter(is_active=True)
+    return admins.filter(Q(is_superuser=True) | Q(groups__name=ADMIN_GROUP)).distinct()
+
+
 def active_membership_q(prefix: str = "") -> Q:
     """Memberships in force now: not revoked and not expired."""
     now = timezone.now()

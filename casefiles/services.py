@@ -299,20 +299,6 @@ def reset_second_factor(*, actor: Any, user: Any, **details: Any) -> tuple[str, 
         return issue_enrolment_code(actor=actor, user=user)
 
 
-def _other_admins(*, actor: Any):
-    """Active admins other than the one asking (the user concerned, if an admin, counts:
-    they may approve a reset of their own factor that someone else asked for)."""
-    from django.contrib.auth import get_user_model
-    from django.db.models import Q
-
-    admins = (
-        get_user_model()
-        .objects.filter(is_active=True)
-        .filter(Q(is_superuser=True) | Q(groups__name=access.ADMIN_GROUP))
-    )
-    return admins.exclude(pk=actor.pk).distinct()
-
-
 def code_needs_two_admins(user: Any) -> bool:
     """Whether an enrolment code for ``user`` takes a second admin's approval: for an
     account with case access, or an admin's. Handed a code and given a password, one admin
@@ -340,7 +326,8 @@ def ask_second_factor_reset(
     reason = reason.strip()
     if len(reason) < 5:
         raise ValidationError(_("Say why the second factor must be reset."))
-    sole = not _other_admins(actor=actor).exists()
+    # The user concerned, if an admin, counts: they may approve a reset someone else asked.
+    sole = not access.system_admins().exclude(pk=actor.pk).exists()
     with transaction.atomic():
         try:
             with transaction.atomic():
