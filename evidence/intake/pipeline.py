@@ -72,17 +72,24 @@ def run_intake(
 ) -> RunReport:
     """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
 
-    ``name_encoding``: that the ZIP's names were read with, recorded once the batch is
-    this run's (None: not a ZIP, nothing to record)."""
+    ``name_encoding``: that the ZIP's names were read with (None: not a ZIP). Checked,
+    once the batch is this run's (no other run can add to it meanwhile), against the
+    members already done: a name read another way would be another file, taken in again
+    beside the one done. Then recorded, if the batch had none or another."""
     if not services.claim_batch(batch):
         raise RuntimeError(f"batch {batch.pk} is being taken in by {batch.claimed_by}")
     done = services.done_source_keys(batch)
     if name_encoding is not None:
-        # Checked again now that the batch is this run's: another run may have finished
-        # it, under other names, since this one looked.
         if not done <= {s.key for s in listing.files}:
             services.release_batch(batch)
-            raise ValueError(_renamed(batch, name_encoding or None))
+            reading = f"--zip-encoding {name_encoding}" if name_encoding else "UTF-8 alone"
+            raise ValueError(
+                f"batch {batch.pk} took in members of this ZIP under names that {reading} "
+                "does not give them (the batch read them as "
+                f"{batch.name_encoding or 'UTF-8 alone, or did not say'}). Resume it as it "
+                "was first run, or take the archive in again under the new names with "
+                "--new-batch."
+            )
         if name_encoding != batch.name_encoding:
             services.record_name_encoding(actor=actor, batch=batch, encoding=name_encoding)
     jobs = jobs or os.cpu_count() or 1
@@ -176,8 +183,11 @@ def ingest_path(
             method=method or services.METHOD_COPIED,
             name_encoding=(zip_encoding or "") if zipped else "",
         )
-    if zipped:  # a batch found, or just opened by another run: read as it took them in
-        zip_encoding, listing = _names_as_taken_in(batch, path, listing, zip_encoding)
+    if zipped and zip_encoding is None and batch.name_encoding:
+        # The same command run again without --zip-encoding: the batch's own (a batch
+        # found, or one another run opened a moment ago).
+        zip_encoding = batch.name_encoding
+        listing = list_source(path, evidence_storage().root, zip_encoding)
     return run_intake(
         actor=actor,
         batch=batch,
@@ -186,33 +196,4 @@ def ingest_path(
         custodian_manifest=custodian_manifest,
         progress=progress,
         name_encoding=(zip_encoding or "") if zipped else None,
-    )
-
-
-def _names_as_taken_in(
-    batch: IntakeBatch, path: Path, listing: Listing, zip_encoding: str | None
-) -> tuple[str | None, Listing]:
-    """The encoding and listing a ZIP's batch goes on with: its names read as the members
-    already done were, or a name read another way would be another file, taken in again
-    beside the one done.
-
-    Without ``zip_encoding``, the batch's own is used (the same command run again).
-    Another one is taken when it renames nothing already done: a batch that has taken in
-    no renamed member yet, or one kept from before batches recorded their encoding."""
-    recorded = batch.name_encoding or None
-    if zip_encoding is None and recorded:
-        zip_encoding = recorded
-        listing = list_source(path, evidence_storage().root, recorded)
-    if services.done_source_keys(batch) <= {f.key for f in listing.files}:
-        return zip_encoding, listing
-    raise ValueError(_renamed(batch, zip_encoding))
-
-
-def _renamed(batch: IntakeBatch, zip_encoding: str | None) -> str:
-    reading = f"--zip-encoding {zip_encoding}" if zip_encoding else "UTF-8 alone"
-    recorded = batch.name_encoding or "UTF-8 alone, or did not say"
-    return (
-        f"batch {batch.pk} took in members of this ZIP under names that {reading} does "
-        f"not give them (the batch read them as {recorded}). Resume it as it was first "
-        "run, or take the archive in again under the new names with --new-batch."
     )
