@@ -94,6 +94,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
+    filters_used = {k: v for k, v in query.items() if v}
     # Every thumbnail a page shows is a sight of the evidence: one entry names them all,
     # and only the URLs this page gives can fetch them.
     audit.record(
@@ -101,7 +102,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         "evidence.gallery",
         case=case,
         items=[item.reference for item in page],
-        filters={k: v for k, v in query.items() if v},
+        filters=filters_used,
     )
     for item in page:
         if item.has_thumbnail:
@@ -116,7 +117,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
             "filter": filterset,
             "page": page,
             "query": query.urlencode(),
-            "filtered": any(query.values()),
+            "filtered": bool(filters_used),
             "can_add": can(request.user, Action.ADD_EVIDENCE, case),
         },
     )

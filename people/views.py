@@ -112,7 +112,7 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
             "case": case,
             "filter": filterset,
             "roles": filterset.qs,
-            "filtered": any(v for k, v in request.GET.items()),
+            "filtered": any(request.GET.values()),
             "lookup": lookup or (NameLookupForm() if can_lookup else None),
             "matches": matches,
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
