@@ -297,6 +297,43 @@ def testimony_refusal(user: User | None, person: Any, case: Case) -> str | None:
     )
 
 
+def statement_refusal(user: User | None, witness: Any, case: Case) -> str | None:
+    """Why the statements ``witness`` gave in ``case`` are kept from ``user`` (else None).
+
+    Need to know. Standard protection: every member reads them. High and Critical: the
+    members whose role and the witness's protection level let them reveal the witness
+    (``reveal_refusal``), and the case's lawyers, who review and approve statements.
+    Any other member sees that a testimony exists, when it was taken and its status: not
+    its text, its changes between versions, nor the form that would show the text.
+
+    Whether this session signed in with a security key (which a reveal may also need)
+    plays no part: who may read is a matter of role and protection, not of the device.
+    """
+    from people.models import Person
+
+    role = role_in(user, case)
+    if role is None:
+        return str(_("Only members of the case read its statements."))
+    if witness.protection_level == Person.Protection.STANDARD or role == Role.LAWYER:
+        return None
+    may_reveal = Action.REVEAL_IDENTITY in ROLE_ACTIONS[role]
+    if may_reveal and _protection_bars(user, witness, case) is None:
+        return None
+    if witness.protection_level == Person.Protection.HIGH:
+        return str(
+            _(
+                "High protection: only the members who may reveal this witness and the "
+                "case's lawyers read the statement."
+            )
+        )
+    return str(
+        _(
+            "Critical protection: only the members who may reveal this witness and the "
+            "case's lawyers read the statement."
+        )
+    )
+
+
 def get_case_for_user(user: User | None, reference: str, action: str = Action.VIEW_CASE) -> Case:
     """The case with this reference if ``user`` may do ``action`` on it; 404 otherwise.
 

@@ -3,7 +3,6 @@ transaction. Audit entries name people by their code, never by their identity.""
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -19,11 +18,12 @@ from casefiles.access import (
     active_membership_q,
     can,
     reveal_refusal,
+    statement_refusal,
     testimony_refusal,
 )
 from casefiles.models import Case
 
-from . import crypto
+from . import crypto, linediff
 from .models import (
     CODE_PREFIXES,
     PROTECTED_FIELDS,
@@ -436,8 +436,12 @@ def create_testimony(
 def revise_testimony(
     *, actor: Any, testimony: Testimony, text: str, reason: str
 ) -> TestimonyVersion:
-    """Add a version to a draft or returned testimony; earlier versions stay as they were."""
+    """Add a version to a draft or returned testimony; earlier versions stay as they were.
+
+    Only by who may read the statement: a new version shows what changed."""
     _require(actor, Action.ADD_TESTIMONY, testimony.case)
+    if refusal := statement_refusal(actor, testimony.witness, testimony.case):
+        raise PermissionDenied(refusal)
     if not reason.strip():
         raise ValidationError({"reason": _("Say why the statement changes.")})
     if not text.strip():
@@ -545,10 +549,14 @@ _VERB = {
 }
 
 
-def diff_versions(old: TestimonyVersion, new: TestimonyVersion) -> list[tuple[str, str]]:
-    """A line diff as (tag, line) pairs, tag one of ' ', '-', '+', for the page."""
-    lines = difflib.ndiff(old.text.splitlines(), new.text.splitlines())
-    return [(line[0], line[2:]) for line in lines if line[:1] in {" ", "-", "+"}]
+def diff_versions(old: TestimonyVersion, new: TestimonyVersion) -> list[tuple[str, str | int]]:
+    """A line diff for the page as (tag, line) pairs, tag one of ' ', '-', '+', with each
+    long run of unchanged lines folded into one ('…', how many) pair.
+
+    Its work grows with the statements' length, never with its square (``linediff``).
+    """
+    rows = linediff.diff_lines(old.text.splitlines(), new.text.splitlines())
+    return linediff.with_context(rows)
 
 
 # --- keys -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ been audited; the identity goes into that one response and nowhere else.
 
 import csv
 
+from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
@@ -19,6 +20,7 @@ from casefiles.access import (
     can,
     get_case_for_user,
     reveal_refusal,
+    statement_refusal,
     testimony_refusal,
 )
 from casefiles.exports import csv_cell
@@ -378,14 +380,23 @@ def _version_number(value, default):
         return default
 
 
-def testimony_detail(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
-    case, testimony = _testimony(request, ref, testimony_id)
+def _testimony_page(request, case, testimony, status=200):
+    """The testimony page. Its statement, changes, version reasons and review comments
+    only for who may read the statement (``statement_refusal``); every view is audited,
+    naming the version read or that the statement was withheld."""
+    refusal = statement_refusal(request.user, testimony.witness, case)
     versions = list(testimony.versions.select_related("author").order_by("number"))
     by_number = {v.number: v for v in versions}
     last = versions[-1].number
     new = by_number.get(_version_number(request.GET.get("b"), last), versions[-1])
     old = by_number.get(_version_number(request.GET.get("a"), new.number - 1))
-    audit.record(request.user, "testimony.view", target=testimony, case=case, version=new.number)
+    if refusal:
+        new, old = versions[-1], None
+        audit.record(request.user, "testimony.view", target=testimony, case=case, withheld=True)
+    else:
+        audit.record(
+            request.user, "testimony.view", target=testimony, case=case, version=new.number
+        )
     targets = services.allowed_transitions(request.user, testimony)
     consent = {
         str(ConsentScope(p).label): services.may_share_testimony(testimony=testimony, purpose=p)
@@ -401,28 +412,66 @@ def testimony_detail(request: HttpRequest, ref: str, testimony_id: int) -> HttpR
             "versions": versions,
             "shown": new,
             "compared": old,
+            "statement_refusal": refusal,
             "diff": services.diff_versions(old, new) if old else None,
             "decisions": testimony.decisions.select_related("actor"),
             "decision_form": DecisionForm(targets=targets) if targets else None,
-            "can_revise": testimony.editable and can(request.user, Action.ADD_TESTIMONY, case),
+            "can_revise": (
+                not refusal and testimony.editable and can(request.user, Action.ADD_TESTIMONY, case)
+            ),
             "consent": consent,
         },
+        status=status,
     )
 
 
+def testimony_detail(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+    case, testimony = _testimony(request, ref, testimony_id)
+    return _testimony_page(request, case, testimony)
+
+
 def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+    """The form for a new version, filled with the statement as it stands: a read of the
+    statement, kept to who may read it and audited as one."""
     case, testimony = _testimony(request, ref, testimony_id, Action.ADD_TESTIMONY)
-    head = testimony.versions.order_by("-number").first()
-    form = VersionForm(request.POST or None, initial={"text": head.text})
-    if not testimony.editable:
-        form.add_error(None, _("Only a draft or returned testimony can be changed."))
-    elif request.method == "POST" and form.is_valid():
-        try:
-            services.revise_testimony(actor=request.user, testimony=testimony, **form.cleaned_data)
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
+    if statement_refusal(request.user, testimony.witness, case):
+        return _testimony_page(request, case, testimony, status=403)
+    closed = _(
+        "This testimony is %(status)s: only a draft or a returned testimony takes a new version."
+    ) % {"status": testimony.get_status_display().lower()}
+    if request.method != "POST":
+        if not testimony.editable:
+            # An old link or a second tab: say why, never show the form.
+            messages.error(request, closed)
             return redirect(testimony.get_absolute_url())
+        head = testimony.versions.order_by("-number").first()
+        audit.record(
+            request.user,
+            "testimony.view",
+            target=testimony,
+            case=case,
+            version=head.number,
+            for_revision=True,
+        )
+        form = VersionForm(initial={"text": head.text})
+        status = 200
+    else:
+        form = VersionForm(request.POST)
+        status = 400
+        if not testimony.editable:
+            # Submitted meanwhile: keep what was typed, and say why it was not saved.
+            form.full_clean()  # an unchecked form cannot take an error
+            form.add_error(None, closed)
+            status = 409
+        elif form.is_valid():
+            try:
+                services.revise_testimony(
+                    actor=request.user, testimony=testimony, **form.cleaned_data
+                )
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                return redirect(testimony.get_absolute_url())
     return _form_page(
         request,
         case,
@@ -430,7 +479,7 @@ def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpRes
         _("New version of %s") % testimony,
         back=testimony.get_absolute_url(),
         intro=_("Earlier versions are kept as they are; say why the statement changes."),
-        status=400 if form.errors and request.method == "POST" else 200,
+        status=status,
     )
 
 
