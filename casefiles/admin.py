@@ -15,7 +15,12 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, audit, services
+from .admin_policy import AtharAdminMixin, adopt_registered_admins
 from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
+
+
+class AtharModelAdmin(AtharAdminMixin, admin.ModelAdmin):
+    """A model admin under the rule of ``admin_policy``: no lookup on case content."""
 
 
 class CaseAdminForm(forms.ModelForm):
@@ -25,7 +30,7 @@ class CaseAdminForm(forms.ModelForm):
 
 
 @admin.register(Case)
-class CaseAdmin(admin.ModelAdmin):
+class CaseAdmin(AtharModelAdmin):
     form = CaseAdminForm
     list_display = ["reference", "title", "status", "sensitivity", "created_at"]
     list_filter = ["status", "sensitivity"]
@@ -76,7 +81,7 @@ class MembershipAdminForm(forms.ModelForm):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(AtharModelAdmin):
     form = MembershipAdminForm
     list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
     list_filter = ["role", "case"]
@@ -124,7 +129,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(AtharModelAdmin):
     list_display = ["seq", "at", "actor_label", "action", "target_type", "target_label", "case"]
     list_filter = ["action"]
     list_select_related = ["case"]
@@ -159,7 +164,7 @@ class AuditEntryAdmin(admin.ModelAdmin):
         return False
 
 
-class _ReadOnlyAdmin(admin.ModelAdmin):
+class _ReadOnlyAdmin(AtharModelAdmin):
     def has_add_permission(self, request):
         return False
 
@@ -195,7 +200,7 @@ for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
         admin.site.unregister(_model)
 
 
-class AuditedUserAdmin(UserAdmin):
+class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
     """Django's user admin, with every addition and change (groups, active, password,
     staff) also in the audit log: they are permission changes."""
 
@@ -229,3 +234,6 @@ User = get_user_model()
 if admin.site.is_registered(User):
     admin.site.unregister(User)
 admin.site.register(User, AuditedUserAdmin)
+
+# Django's and third-party apps' admins (groups, tasks, sign-in attempts) under the rule.
+adopt_registered_admins()
