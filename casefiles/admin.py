@@ -6,9 +6,11 @@ An admin sees a case's reference and title (to manage access), never its summary
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -200,9 +202,24 @@ for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
         admin.site.unregister(_model)
 
 
+def holds_case_access(user) -> bool:
+    """Whether the account holds a membership in force (unrevoked, unexpired) in any case,
+    whether the account is active or not (it can be made active again)."""
+    return Membership.objects.filter(access.active_membership_q(), user=user).exists()
+
+
+CASE_ACCESS_PASSWORD_REFUSED = _(
+    "This account has access to a case: no administrator can set its password or change "
+    "its groups. Revoke its access first."
+)
+
+
 class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
     """Django's user admin, with every addition and change (groups, active, password,
-    staff) also in the audit log: they are permission changes."""
+    staff) also in the audit log: they are permission changes.
+
+    An account with case access keeps its password and its groups here: one admin who
+    could set them could sign in as a member (or make one a lead's peer) alone."""
 
     def log_addition(self, request, obj, message):
         super().log_addition(request, obj, message)
@@ -227,7 +244,31 @@ class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
             fixed += ["is_superuser", "user_permissions"]
         if obj is not None and obj.pk == request.user.pk:  # nor one's own powers changed
             fixed += ["is_active", "is_staff", "groups"]
-        return fixed
+        elif obj is not None and holds_case_access(obj):
+            fixed += ["groups"]
+        return list(dict.fromkeys(fixed))
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is None or obj.pk == request.user.pk or not holds_case_access(obj):
+            return form
+
+        class ChangeForm(form):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                if "password" in self.fields:
+                    self.fields["password"].help_text = CASE_ACCESS_PASSWORD_REFUSED
+
+        return ChangeForm
+
+    def user_change_password(self, request, id, form_url=""):
+        user = self.get_object(request, unquote(id))
+        if user is not None and user.pk != request.user.pk and holds_case_access(user):
+            if self.has_change_permission(request, user):
+                messages.error(request, CASE_ACCESS_PASSWORD_REFUSED)
+                return redirect("admin:auth_user_change", user.pk)
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
 
 
 User = get_user_model()
