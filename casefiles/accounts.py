@@ -15,7 +15,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm
@@ -237,4 +237,32 @@ def renew_backup_codes(request: HttpRequest) -> HttpResponse:
         request,
         "registration/backup_codes.html",
         {"codes": codes, "next": reverse("security")},
+    )
+
+
+@login_not_required
+@require_http_methods(["GET", "HEAD"])
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The Django admin's sign-in address. There is one sign-in page for everyone, so a
+    visitor who is not signed in is sent there; a signed-in user whom the admin does not
+    let in is told so here, instead of being sent to sign in again (which, signed in
+    already, sent them back to the admin, and round again)."""
+    if not request.user.is_authenticated:
+        query = request.META.get("QUERY_STRING", "")
+        return redirect(reverse("login") + (f"?{query}" if query else ""))
+    if admin.site.has_permission(request):
+        return redirect(
+            _safe_next(request, request.GET.get("next"))
+            if "next" in request.GET
+            else reverse("admin:index")
+        )
+    return render(
+        request,
+        "403.html",
+        {
+            "reason": _(
+                "Your account has no administration rights. Ask an administrator if you need them."
+            )
+        },
+        status=403,
     )

@@ -6,16 +6,23 @@ An admin sees a case's reference and title (to manage access), never its summary
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect
 from django.utils.translation import gettext_lazy as _
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, audit, services
+from .admin_policy import AtharAdminMixin, adopt_registered_admins
 from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
+
+
+class AtharModelAdmin(AtharAdminMixin, admin.ModelAdmin):
+    """A model admin under the rule of ``admin_policy``: no lookup on case content."""
 
 
 class CaseAdminForm(forms.ModelForm):
@@ -25,7 +32,7 @@ class CaseAdminForm(forms.ModelForm):
 
 
 @admin.register(Case)
-class CaseAdmin(admin.ModelAdmin):
+class CaseAdmin(AtharModelAdmin):
     form = CaseAdminForm
     list_display = ["reference", "title", "status", "sensitivity", "created_at"]
     list_filter = ["status", "sensitivity"]
@@ -76,7 +83,7 @@ class MembershipAdminForm(forms.ModelForm):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(AtharModelAdmin):
     form = MembershipAdminForm
     list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
     list_filter = ["role", "case"]
@@ -124,7 +131,7 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEntry)
-class AuditEntryAdmin(admin.ModelAdmin):
+class AuditEntryAdmin(AtharModelAdmin):
     list_display = ["seq", "at", "actor_label", "action", "target_type", "target_label", "case"]
     list_filter = ["action"]
     list_select_related = ["case"]
@@ -159,7 +166,7 @@ class AuditEntryAdmin(admin.ModelAdmin):
         return False
 
 
-class _ReadOnlyAdmin(admin.ModelAdmin):
+class _ReadOnlyAdmin(AtharModelAdmin):
     def has_add_permission(self, request):
         return False
 
@@ -195,9 +202,24 @@ for _model in (TOTPDevice, StaticDevice, WebAuthnCredential):
         admin.site.unregister(_model)
 
 
-class AuditedUserAdmin(UserAdmin):
+def holds_case_access(user) -> bool:
+    """Whether the account holds a membership in force (unrevoked, unexpired) in any case,
+    whether the account is active or not (it can be made active again)."""
+    return Membership.objects.filter(access.active_membership_q(), user=user).exists()
+
+
+CASE_ACCESS_PASSWORD_REFUSED = _(
+    "This account has access to a case: no administrator can set its password or change "
+    "its groups. Revoke its access first."
+)
+
+
+class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
     """Django's user admin, with every addition and change (groups, active, password,
-    staff) also in the audit log: they are permission changes."""
+    staff) also in the audit log: they are permission changes.
+
+    An account with case access keeps its password and its groups here: one admin who
+    could set them could sign in as a member (or make one a lead's peer) alone."""
 
     def log_addition(self, request, obj, message):
         super().log_addition(request, obj, message)
@@ -222,10 +244,37 @@ class AuditedUserAdmin(UserAdmin):
             fixed += ["is_superuser", "user_permissions"]
         if obj is not None and obj.pk == request.user.pk:  # nor one's own powers changed
             fixed += ["is_active", "is_staff", "groups"]
-        return fixed
+        elif obj is not None and holds_case_access(obj):
+            fixed += ["groups"]
+        return list(dict.fromkeys(fixed))
+
+    def get_form(self, request, obj=None, **kwargs):
+        form = super().get_form(request, obj, **kwargs)
+        if obj is None or obj.pk == request.user.pk or not holds_case_access(obj):
+            return form
+
+        class ChangeForm(form):
+            def __init__(self, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                if "password" in self.fields:
+                    self.fields["password"].help_text = CASE_ACCESS_PASSWORD_REFUSED
+
+        return ChangeForm
+
+    def user_change_password(self, request, id, form_url=""):
+        user = self.get_object(request, unquote(id))
+        if user is not None and user.pk != request.user.pk and holds_case_access(user):
+            if self.has_change_permission(request, user):
+                messages.error(request, CASE_ACCESS_PASSWORD_REFUSED)
+                return redirect("admin:auth_user_change", user.pk)
+            raise PermissionDenied
+        return super().user_change_password(request, id, form_url)
 
 
 User = get_user_model()
 if admin.site.is_registered(User):
     admin.site.unregister(User)
 admin.site.register(User, AuditedUserAdmin)
+
+# Django's and third-party apps' admins (groups, tasks, sign-in attempts) under the rule.
+adopt_registered_admins()

@@ -230,7 +230,7 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "casefiles:case_list"
+LOGIN_REDIRECT_URL = "home"  # members go on to their cases, an admin in no case sees what waits
 LOGOUT_REDIRECT_URL = "login"
 
 # Two factors -------------------------------------------------------------------

@@ -2,7 +2,6 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
-from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog, set_language
 from django_otp_webauthn import views as webauthn_views
 
@@ -74,10 +73,7 @@ urlpatterns = [
     # The language switch works before sign-in too (the login page offers it).
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # One sign-in page for everyone: the admin's own login form is not offered.
-    path(
-        "admin/login/",
-        login_not_required(RedirectView.as_view(pattern_name="login", query_string=True)),
-    ),
+    path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),
     path("access/request/", access_views.request_access, name="request_access"),
     path("access/requests/", access_views.access_request_list, name="access_requests"),

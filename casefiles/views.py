@@ -1,7 +1,7 @@
 import csv
 import json
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import chain
 
 from django.core.exceptions import PermissionDenied
@@ -13,10 +13,18 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from . import audit
-from .access import Action, active_membership_q, can, get_case_for_user
+from .access import Action, active_membership_q, can, get_case_for_user, is_system_admin
+from .access_views import EXPIRING_DAYS
 from .exports import csv_cell
 from .filters import AuditEntryFilter
-from .models import AuditEntry, Case, Membership
+from .models import (
+    AccessRequest,
+    AuditCheckpoint,
+    AuditEntry,
+    Case,
+    Membership,
+    SecondFactorReset,
+)
 
 
 @require_GET
@@ -197,6 +205,66 @@ def case_target_audit(request: HttpRequest, ref: str, target_type: str, target_i
     )
 
 
+# How many of each kind of waiting work the admin's home page lists (a link leads to all).
+HOME_SHOWN = 10
+
+
+def _first(queryset) -> tuple[list, bool]:
+    """The first ``HOME_SHOWN`` rows, and whether there are more, in one query."""
+    rows = list(queryset[: HOME_SHOWN + 1])
+    return rows[:HOME_SHOWN], len(rows) > HOME_SHOWN
+
+
+def _admin_overview(user) -> dict:
+    """What waits for a system admin: requests and resets to decide, access about to end,
+    and when the log was last signed and the store last re-hashed. No case content."""
+    now = timezone.now()
+    requests, more_requests = _first(
+        AccessRequest.objects.decidable_by(user)
+        .filter(status=AccessRequest.Status.PENDING)
+        .select_related("user", "case")
+        .order_by("requested_at")
+    )
+    resets, more_resets = _first(
+        SecondFactorReset.objects.filter(outcome=SecondFactorReset.Outcome.PENDING)
+        .select_related("user", "requested_by")
+        .order_by("requested_at")
+    )
+    expiring, more_expiring = _first(
+        Membership.objects.manageable_by(user)
+        .active()
+        .filter(expires_at__lte=now + timedelta(days=EXPIRING_DAYS))
+        .select_related("user", "case")
+        .order_by("expires_at")
+    )
+    # The last sweep of the whole store, from its audit entry (a sweep of one case is
+    # that case's business).
+    sweep = (
+        AuditEntry.objects.visible_to(user)
+        .filter(action="evidence.fixity", case__isnull=True)
+        .order_by("-seq")
+        .values("at", "details")
+        .first()
+    )
+    return {
+        "requests": requests,
+        "more_requests": more_requests,
+        "resets": resets,
+        "more_resets": more_resets,
+        "expiring": expiring,
+        "more_expiring": more_expiring,
+        "expiring_days": EXPIRING_DAYS,
+        "checkpoint": AuditCheckpoint.objects.order_by("-size").first(),
+        "sweep": sweep,
+    }
+
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return redirect("casefiles:case_list" if request.user.is_authenticated else "login")
+    """Members go to their cases; a system admin in no case gets what waits for them."""
+    user = request.user
+    if not user.is_authenticated:
+        return redirect("login")
+    if is_system_admin(user) and not Case.objects.visible_to(user).exists():
+        return render(request, "casefiles/admin_home.html", _admin_overview(user))
+    return redirect("casefiles:case_list")

@@ -100,16 +100,17 @@ def test_second_factor_devices_cannot_be_planted_through_the_django_admin():
 def test_changing_a_users_groups_in_the_django_admin_is_audited(client, cast):
     from django.contrib.auth.models import Group
 
+    newcomer = UserFactory(username="newcomer")  # no case access yet
     client.force_login(cast.admin)
-    url = reverse("admin:auth_user_change", args=[cast.observer.pk])
+    url = reverse("admin:auth_user_change", args=[newcomer.pk])
     form = client.get(url).context["adminform"].form
     data = {k: v for k, v in form.initial.items() if v is not None and k != "password"}
     data.update(
-        username=cast.observer.username,
+        username=newcomer.username,
         is_active="on",
         groups=[Group.objects.get(name="Lawyer").pk],
-        date_joined_0=cast.observer.date_joined.strftime("%Y-%m-%d"),
-        date_joined_1=cast.observer.date_joined.strftime("%H:%M:%S"),
+        date_joined_0=newcomer.date_joined.strftime("%Y-%m-%d"),
+        date_joined_1=newcomer.date_joined.strftime("%H:%M:%S"),
     )
     data.pop("date_joined", None)
     data.pop("last_login", None)
@@ -117,8 +118,9 @@ def test_changing_a_users_groups_in_the_django_admin_is_audited(client, cast):
     response = client.post(url, data)
     assert response.status_code == 302, response.context["adminform"].form.errors
     entry = AuditEntry.objects.get(action="user.change")
-    assert (entry.actor, entry.target_id) == (cast.admin, str(cast.observer.pk))
+    assert (entry.actor, entry.target_id) == (cast.admin, str(newcomer.pk))
     assert "groups" in str(entry.details["change"]).lower()
+    assert newcomer.groups.filter(name="Lawyer").exists()
 
 
 def test_users_cannot_be_deleted_in_the_django_admin_even_by_a_superuser(client, cast):
@@ -238,3 +240,93 @@ def test_an_admin_cannot_change_a_superusers_account_or_password(client, cast):
     assert response.status_code == 403
     root.refresh_from_db()
     assert not root.check_password("a-new-long-pass-phrase")
+
+
+NEW_PASSWORD = "a-new-long-pass-phrase"
+
+
+def _set_password(client, user):
+    url = reverse("admin:auth_user_password_change", args=[user.pk])
+    return client.post(
+        url, {"set_usable_password": "true", "password1": NEW_PASSWORD, "password2": NEW_PASSWORD}
+    )
+
+
+def test_no_admin_sets_the_password_of_an_account_with_case_access(client, cast):
+    root = UserFactory(is_staff=True, is_superuser=True)
+    for admin_user in (cast.admin, root):  # a superuser neither
+        client.force_login(admin_user)
+        url = reverse("admin:auth_user_password_change", args=[cast.lawyer.pk])
+        response = client.get(url, follow=True)
+        assert response.redirect_chain == [
+            (reverse("admin:auth_user_change", args=[cast.lawyer.pk]), 302)
+        ]
+        assert "no administrator can set its password" in response.content.decode()
+        response = _set_password(client, cast.lawyer)
+        assert response.status_code == 302
+        cast.lawyer.refresh_from_db()
+        assert not cast.lawyer.check_password(NEW_PASSWORD)
+    assert not AuditEntry.objects.filter(action="user.change").exists()
+
+
+def test_a_deactivated_account_with_case_access_keeps_its_password_too(client, cast):
+    type(cast.lawyer).objects.filter(pk=cast.lawyer.pk).update(is_active=False)
+    client.force_login(cast.admin)
+    _set_password(client, cast.lawyer)
+    cast.lawyer.refresh_from_db()
+    assert not cast.lawyer.check_password(NEW_PASSWORD)
+
+
+def test_an_account_whose_access_ended_can_have_its_password_set_again(client, cast):
+    from casefiles import services
+
+    services.revoke_membership(actor=cast.lead, membership=Membership.objects.get(user=cast.lawyer))
+    client.force_login(cast.admin)
+    url = reverse("admin:auth_user_password_change", args=[cast.lawyer.pk])
+    assert client.get(url).status_code == 200
+    assert _set_password(client, cast.lawyer).status_code == 302
+    cast.lawyer.refresh_from_db()
+    assert cast.lawyer.check_password(NEW_PASSWORD)
+    assert AuditEntry.objects.filter(action="user.change", target_id=str(cast.lawyer.pk)).exists()
+
+
+def test_no_admin_changes_the_groups_of_an_account_with_case_access(client, cast):
+    from django.contrib.auth.models import Group
+
+    client.force_login(cast.admin)
+    url, data = _user_form_data(
+        client,
+        cast.observer,
+        is_active="on",
+        groups=[Group.objects.get(name="Investigator").pk],
+    )
+    page = client.get(url)
+    assert "groups" not in page.context["adminform"].form.fields
+    assert "no administrator can set its password" in page.content.decode()
+    assert client.post(url, data).status_code == 302
+    assert not cast.observer.groups.exists()
+    # Nor taken away: the lead's groups stay as they are.
+    url, data = _user_form_data(client, cast.lead, is_active="on", groups=[])
+    assert client.post(url, data).status_code == 302
+    assert cast.lead.groups.filter(name="Investigator").exists()
+
+
+def test_the_add_form_puts_a_new_account_in_no_group(client, cast):
+    from django.contrib.auth.models import Group
+
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("admin:auth_user_add"),
+        {
+            "username": "newcomer",
+            "usable_password": "true",
+            "password1": NEW_PASSWORD,
+            "password2": NEW_PASSWORD,
+            "groups": [Group.objects.get(name="Investigator").pk],
+            "is_superuser": "on",
+        },
+    )
+    assert response.status_code == 302
+    created = type(cast.admin).objects.get(username="newcomer")
+    assert not created.groups.exists()
+    assert not created.is_superuser

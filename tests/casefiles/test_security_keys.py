@@ -65,7 +65,7 @@ def test_password_and_security_key_sign_in(cast):
     assert [c["id"] for c in options["allowCredentials"]]  # only this user's keys
     response = _post_json(browser, "credential-authentication-complete", key.assert_(options))
     assert response.status_code == 200, response.content
-    assert response.json()["redirect_url"] == reverse("casefiles:case_list")
+    assert response.json()["redirect_url"] == reverse("home")
     assert _signed_in(browser)
     login = AuditEntry.objects.filter(action="auth.login").order_by("seq").last()
     assert login.details == {"second_factor": "WebAuthnCredential"}

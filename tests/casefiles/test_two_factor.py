@@ -52,7 +52,7 @@ def test_password_and_totp_code_sign_in_and_the_login_is_audited(browser, cast):
         reverse("login_verify"), {"code": totp_code(device)}, REMOTE_ADDR="203.0.113.9"
     )
     assert response.status_code == 302
-    assert response["Location"] == reverse("casefiles:case_list")
+    assert response["Location"] == reverse("home")  # which sends a member on to their cases
     assert _signed_in(browser)
     login = AuditEntry.objects.get(action="auth.login")
     assert (login.actor, login.ip, login.details) == (

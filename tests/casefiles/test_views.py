@@ -24,7 +24,7 @@ def test_signing_in_and_out_is_audited(client, cast):
     client.post(reverse("login"), {"username": "lawyer", "password": TEST_PASSWORD}, **meta)
     response = client.post(reverse("login_verify"), {"code": totp_code(device)}, **meta)
     assert response.status_code == 302
-    assert response["Location"] == reverse("casefiles:case_list")
+    assert response["Location"] == reverse("home")  # which sends a member on to their cases
     client.post(reverse("logout"))
     password, login, logout = AuditEntry.objects.order_by("seq")
     assert (password.action, password.actor, password.target_label) == (
