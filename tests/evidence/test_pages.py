@@ -418,3 +418,29 @@ def test_an_empty_case_says_so_even_when_filter_is_pressed_with_nothing_chosen(c
     fields = ("kind", "taken_after", "taken_before", "camera", "batch", "integrity", "flagged")
     for query in ({}, dict.fromkeys(fields, "")):
         assert "No evidence in this case yet." in client.get(url, query).content.decode()
+
+
+def _chosen(html, name):
+    """What a select of the page's filter form shows as chosen (its value)."""
+    import re
+
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S).group(1)
+    return re.findall(r'<option value="([^"]*)" selected>', select)
+
+
+@pytest.mark.parametrize("chosen", ["true", "false"])
+def test_the_flagged_filter_stays_chosen_and_survives_pressing_filter_again(
+    client, cast, photos, chosen
+):
+    client.force_login(cast.lawyer)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+    first = client.get(url, {"flagged": chosen})
+    html = first.content.decode()
+    assert _chosen(html, "flagged") == [chosen]
+    # Pressing Filter again sends what the form shows: the same items come back.
+    again = client.get(url, {"flagged": _chosen(html, "flagged")[0], "kind": ""})
+    assert _refs(again) == _refs(first)
+    assert _chosen(again.content.decode(), "flagged") == [chosen]
+    flagged = [photos["broken.jpg"].reference]
+    assert (_refs(first) == flagged) == (chosen == "true")
+    assert _chosen(client.get(url).content.decode(), "flagged") == [""]
