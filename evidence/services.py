@@ -923,7 +923,13 @@ def record_download(
             hash_result=result,
         )
         _set_integrity([item.pk], result)
-        audit.record(actor, "evidence.download", target=item, case=item.case, hash_result=result)
+        audit.record(
+            actor,
+            "evidence.download" if served else "evidence.download_refused",
+            target=item,
+            case=item.case,
+            hash_result=result,
+        )
     return result
 
 

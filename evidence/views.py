@@ -19,7 +19,7 @@ from .filters import EvidenceFilter
 from .forms import IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
-from .models import Derivative, EvidenceItem, IntakeBatch
+from .models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
@@ -218,13 +218,20 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 
 
 @require_GET
-def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
-    _, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
+    case, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
     fh, result = services.open_verified(item)
     services.record_download(actor=request.user, item=item, result=result)
     if fh is None:
-        raise Http404  # recorded loudly above; a changed or missing original is not served
+        # Recorded loudly above; a changed or missing original is not served, and the
+        # member who may see the item is told why rather than given a bare "not found".
+        return render(
+            request,
+            "evidence/download_refused.html",
+            {"case": case, "item": item, "changed": result == CustodyEvent.HashResult.MISMATCH},
+            status=409 if result == CustodyEvent.HashResult.MISMATCH else 410,
+        )
     response = FileResponse(
         fh,  # the very file just verified; FileResponse closes it
         as_attachment=True,

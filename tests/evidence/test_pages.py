@@ -141,7 +141,8 @@ def test_an_unreadable_original_is_refused_and_recorded_not_an_error_page(client
     path.mkdir()  # reading it fails, as a failing disk would
     client.force_login(cast.lawyer)
     response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
-    assert response.status_code == 404
+    assert response.status_code == 410
+    assert "cannot be read from the store" in response.content.decode()
     refused = CustodyEvent.objects.get(item=item, action="accessed")
     assert refused.hash_result == "missing" and "refused" in refused.purpose
 
@@ -153,12 +154,26 @@ def test_a_changed_original_is_not_served_and_the_mismatch_is_recorded(client, c
     path.write_bytes(b"tampered")
     client.force_login(cast.lawyer)
     response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
-    assert response.status_code == 404
     assert not CustodyEvent.objects.filter(item=item, action="copied").exists()
     refused = CustodyEvent.objects.get(item=item, action="accessed")
     assert refused.hash_result == "mismatch" and "refused" in refused.purpose
     item.refresh_from_db()
     assert item.integrity == "changed"
+    # The member who may see the item is told why, and where the record of it is.
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The original no longer matches its hash" in html
+    assert f'href="{item.get_absolute_url()}#custody"' in html
+    assert b"tampered" not in response.content
+    entry = AuditEntry.objects.get(action="evidence.download_refused", actor=cast.lawyer)
+    assert entry.details["hash_result"] == "mismatch" and entry.target_id == str(item.pk)
+    assert not AuditEntry.objects.filter(action="evidence.download").exists()
+    assert 'id="custody"' in client.get(item.get_absolute_url()).content.decode()
+
+    client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    arabic = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    assert arabic.status_code == 409
+    assert "لم تعد بصمة الأصل مطابقة" in arabic.content.decode()
 
 
 def test_thumbnails_are_served_and_previews_made_on_first_view(client, cast, photos):
