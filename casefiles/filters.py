@@ -16,8 +16,11 @@ class AnyYesNo(forms.NullBooleanSelect):
         self.choices = [("", _("Any")), ("true", _("Yes")), ("false", _("No"))]
 
     def format_value(self, value):
+        # A list, as every other select gives: Django's own returns a bare string, which
+        # the options are then matched against as a substring, so "" (Any) was taken as
+        # chosen in "true" and the page showed Any while filtering by Yes.
         chosen = super().format_value(value)
-        return "" if chosen == "unknown" else chosen
+        return [""] if chosen == "unknown" else [chosen]
 
 
 # Actions recorded by this app; other apps add theirs with ``register_actions``.

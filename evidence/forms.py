@@ -5,8 +5,8 @@ from django.utils.translation import gettext_lazy as _
 
 from people.models import Person, Testimony
 
-from .models import Identification
-from .services import METHOD_UPLOADED
+from .models import CustodyEvent, Identification
+from .services import METHOD_UPLOADED, PURPOSE_FIXITY, RECORDABLE_CUSTODY
 
 
 def people_of(case, user):
@@ -114,4 +114,65 @@ class IdentificationForm(forms.Form):
         data = super().clean()
         if data.get("witness") and data.get("witness") == data.get("identified"):
             self.add_error("identified", _("A witness identifies someone else."))
+        return data
+
+
+class CustodyEventForm(forms.Form):
+    """A hand-over, return, analysis or storage move, as the person recording it states it."""
+
+    action = forms.ChoiceField(
+        label=_("What happened"),
+        choices=[(a.value, a.label) for a in RECORDABLE_CUSTODY],
+    )
+    at = forms.DateTimeField(
+        label=_("When (UTC)"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text=_("Left blank: now."),
+    )
+    from_custodian = forms.CharField(label=_("From"), max_length=200, required=False)
+    to_custodian = forms.CharField(label=_("To"), max_length=200, required=False)
+    location = forms.CharField(label=_("Where"), max_length=200, required=False)
+    purpose = forms.CharField(label=_("Purpose"), max_length=300, required=False)
+    notes = forms.CharField(label=_("Notes"), widget=forms.Textarea, required=False)
+
+    # What each kind of event cannot be recorded without.
+    NEEDS = {
+        CustodyEvent.Action.TRANSFERRED: ("from_custodian", "to_custodian"),
+        CustodyEvent.Action.RETURNED: ("to_custodian",),
+        CustodyEvent.Action.ANALYSED: ("purpose",),
+        CustodyEvent.Action.STORED: ("location",),
+    }
+
+    def __init__(self, *args, item, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.item = item
+
+    def clean_at(self):
+        at = self.cleaned_data["at"]
+        if at is None:
+            return None
+        if at > timezone.now():
+            raise forms.ValidationError(_("This is in the future."))
+        if at < self.item.created_at:
+            raise forms.ValidationError(
+                _("The item was taken in on %(when)s: its custody starts then.")
+                % {"when": self.item.created_at.strftime("%Y-%m-%d %H:%M")}
+            )
+        return at
+
+    def clean_purpose(self):
+        purpose = self.cleaned_data["purpose"]
+        if purpose.strip().lower().startswith(PURPOSE_FIXITY.partition("%")[0]):
+            # The sweep's own words: the item page folds those events into its summary.
+            raise forms.ValidationError(
+                _("These are the fixity sweep's words: say it another way.")
+            )
+        return purpose
+
+    def clean(self):
+        data = super().clean()
+        for name in self.NEEDS.get(data.get("action"), ()):
+            if not data.get(name, "").strip():
+                self.add_error(name, _("Needed for this kind of event."))
         return data

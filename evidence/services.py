@@ -923,8 +923,79 @@ def record_download(
             hash_result=result,
         )
         _set_integrity([item.pk], result)
-        audit.record(actor, "evidence.download", target=item, case=item.case, hash_result=result)
+        audit.record(
+            actor,
+            "evidence.download" if served else "evidence.download_refused",
+            target=item,
+            case=item.case,
+            hash_result=result,
+        )
     return result
+
+
+# What a person records of an item's custody by hand; the rest the app records itself.
+RECORDABLE_CUSTODY = (
+    CustodyEvent.Action.TRANSFERRED,
+    CustodyEvent.Action.RETURNED,
+    CustodyEvent.Action.ANALYSED,
+    CustodyEvent.Action.STORED,
+)
+
+
+def record_custody_event(
+    *,
+    actor: Any,
+    item: EvidenceItem,
+    action: str,
+    at: Any = None,
+    from_custodian: str = "",
+    to_custodian: str = "",
+    location: str = "",
+    purpose: str = "",
+    notes: str = "",
+) -> CustodyEvent:
+    """A hand-over, return, analysis or storage move of an item, as a person states it.
+
+    The original is re-hashed at the moment of recording and the event keeps what was
+    found: a changed or missing original is recorded as such and marks the item, loudly;
+    nothing is ever "fixed". The event and its audit entry commit together.
+    """
+    if action not in RECORDABLE_CUSTODY:
+        raise ValueError(f"{action!r} is recorded by the app itself, not by hand.")
+    actual, unreadable = _rehash(item.original)
+    if actual is None:
+        result, found = CustodyEvent.HashResult.MISSING, unreadable
+    elif actual != item.original.sha256:
+        result, found = CustodyEvent.HashResult.MISMATCH, f"found sha256 {actual}"
+    else:
+        result, found = CustodyEvent.HashResult.MATCH, ""
+    with transaction.atomic(durable=True):
+        event = CustodyEvent.objects.create(
+            case=item.case,
+            item=item,
+            action=action,
+            at=at or timezone.now(),
+            actor=actor,
+            from_custodian=from_custodian,
+            to_custodian=to_custodian,
+            location=location,
+            purpose=purpose,
+            sha256=item.original.sha256,
+            hash_result=result,
+            notes="\n".join(n for n in (notes, found) if n),
+        )
+        _set_integrity([item.pk], result)
+        audit.record(
+            actor,
+            "evidence.custody",
+            target=item,
+            case=item.case,
+            event=event.pk,
+            custody_action=action,
+            hash_result=result,
+            found=found,
+        )
+    return event
 
 
 def _set_integrity(item_pks: Iterable[int], result: str) -> None:

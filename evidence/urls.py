@@ -14,6 +14,11 @@ urlpatterns = [
         views.identification_create,
         name="identification_create",
     ),
+    path(
+        "cases/<str:ref>/evidence/<str:item_ref>/custody/new/",
+        views.custody_create,
+        name="custody_create",
+    ),
     path("cases/<str:ref>/evidence/<str:item_ref>/thumbnail/", views.thumbnail, name="thumbnail"),
     path("cases/<str:ref>/evidence/<str:item_ref>/preview/", views.preview, name="preview"),
     path("cases/<str:ref>/evidence/<str:item_ref>/original/", views.download, name="download"),

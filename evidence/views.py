@@ -1,14 +1,16 @@
 from pathlib import Path
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
@@ -16,10 +18,17 @@ from casefiles.access import Action, can, get_case_for_user
 
 from . import services
 from .filters import EvidenceFilter
-from .forms import IdentificationForm, ItemForm, UploadForm
+from .forms import CustodyEventForm, IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
-from .models import Derivative, EvidenceItem, IntakeBatch
+from .models import (
+    CustodyEvent,
+    Derivative,
+    EvidenceItem,
+    Identification,
+    IntakeBatch,
+    ManifestEntry,
+)
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
@@ -123,10 +132,46 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
+# The fixity sweep's own events: "stored", for the purpose the sweep writes.
+_FIXITY = Q(
+    action=CustodyEvent.Action.STORED,
+    purpose__startswith=services.PURPOSE_FIXITY.partition("%")[0],
+)
+
+
+def _identifications(user, item: EvidenceItem):
+    """Who was identified in this item, or in a near-identical photo of it (same group)."""
+    of_item = Q(item=item)
+    if item.near_group is not None:
+        of_item |= Q(item__near_group=item.near_group)
+    return (
+        Identification.objects.visible_to(user)
+        .filter(of_item, case=item.case)
+        .select_related("witness", "identified", "item")
+        .order_by("identified_on", "pk")
+    )
+
+
 @require_GET
 def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref)
-    custody = item.custody_events.select_related("actor").order_by("at", "pk")
+    # Sweeps that found the original as it was fold into one line; any other result of
+    # a sweep stands in the chain as its own event, as loud as it was recorded.
+    matched = CustodyEvent.HashResult.MATCH
+    custody = (
+        item.custody_events.exclude(_FIXITY & Q(hash_result=matched))
+        .select_related("actor")
+        .order_by("at", "pk")
+    )
+    fixity = item.custody_events.filter(_FIXITY).aggregate(
+        checks=Count("pk"), last=Max("at"), unmatched=Count("pk", filter=~Q(hash_result=matched))
+    )
+    # What the custodian's own list said of this file, beside the hash taken at intake.
+    listed = (
+        ManifestEntry.objects.filter(item=item, batch=item.batch).first()
+        if item.batch is not None and item.batch.custodian_manifest_id is not None
+        else None
+    )
     near = list(
         EvidenceItem.objects.visible_to(request.user)
         .filter(case=case, near_group=item.near_group)
@@ -164,7 +209,10 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
             "can_edit": can(request.user, Action.ADD_EVIDENCE, case),
             "tags": item.tags.values_list("name", flat=True),
-            "identifications": item.identifications.select_related("witness", "identified"),
+            "identifications": _identifications(request.user, item),
+            "fixity": fixity,
+            "listed": listed,
+            "can_record_custody": can(request.user, Action.RECORD_CUSTODY, case),
             "can_identify": can(request.user, Action.ADD_PEOPLE, case),
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
@@ -218,13 +266,20 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 
 
 @require_GET
-def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
-    _, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
+    case, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
     fh, result = services.open_verified(item)
     services.record_download(actor=request.user, item=item, result=result)
     if fh is None:
-        raise Http404  # recorded loudly above; a changed or missing original is not served
+        # Recorded loudly above; a changed or missing original is not served, and the
+        # member who may see the item is told why rather than given a bare "not found".
+        return render(
+            request,
+            "evidence/download_refused.html",
+            {"case": case, "item": item, "changed": result == CustodyEvent.HashResult.MISMATCH},
+            status=409 if result == CustodyEvent.HashResult.MISMATCH else 410,
+        )
     response = FileResponse(
         fh,  # the very file just verified; FileResponse closes it
         as_attachment=True,
@@ -266,6 +321,37 @@ def identification_create(request: HttpRequest, ref: str, item_ref: str) -> Http
     return render(
         request, "evidence/identification_form.html", {"case": case, "item": item, "form": form}
     )
+
+
+@require_http_methods(["GET", "POST"])
+def custody_create(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    """Record a transfer, return, analysis or storage move; the original is re-hashed."""
+    case, item = _item(request, ref, item_ref, Action.RECORD_CUSTODY)
+    form = CustodyEventForm(request.POST or None, item=item)
+    if request.method == "POST" and form.is_valid():
+        event = services.record_custody_event(actor=request.user, item=item, **form.cleaned_data)
+        if event.hash_result == CustodyEvent.HashResult.MATCH:
+            messages.success(
+                request, _("Recorded. The original was re-hashed and matches its hash.")
+            )
+        elif event.hash_result == CustodyEvent.HashResult.MISMATCH:
+            messages.error(
+                request,
+                _(
+                    "Recorded with HASH MISMATCH: the original no longer matches the hash "
+                    "taken at intake. The item is marked changed; see the chain of custody."
+                ),
+            )
+        else:
+            messages.error(
+                request,
+                _(
+                    "Recorded with FILE MISSING: the original could not be read from the "
+                    "store. The item is marked missing; see the chain of custody."
+                ),
+            )
+        return redirect(f"{item.get_absolute_url()}#custody")
+    return render(request, "evidence/custody_form.html", {"case": case, "item": item, "form": form})
 
 
 @require_http_methods(["GET", "POST"])

@@ -35,7 +35,14 @@ def main() -> int:
         if msgid not in AR:
             missing.append(msgid)
             return m[0]
-        comments = m[1].replace("#, fuzzy\n", "")
+        # A translation from the table is never a guess: drop makemessages' fuzzy flag
+        # (alone or beside others, e.g. "#, fuzzy, python-format") and the guessed-from
+        # msgid it keeps ("#| msgid ..."), or compilemessages leaves the entry out.
+        comments = "".join(
+            line.replace("#, fuzzy, ", "#, ") + "\n"
+            for line in m[1].splitlines()
+            if line != "#, fuzzy" and not line.startswith("#| ")
+        )
         return f"{comments}msgid {m[2]}msgstr {quote(AR[msgid])}"
 
     text = ENTRY.sub(fill, PO.read_text())

@@ -548,6 +548,32 @@ def test_the_metadata_export_needs_a_member_who_may_take_copies_and_is_audited_f
     assert (entry.actor, entry.details["items"]) == (cast.lawyer, 1)
 
 
+def test_the_metadata_exports_help_says_what_it_writes_and_who_may_run_it(
+    tmp_path, ingest, cast, capsys
+):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from evidence.management.commands.evidence_metadata import Command
+    from tests.factories import UserFactory
+
+    parser = Command().create_parser("manage.py", "evidence_metadata")
+    help_text = " ".join(parser.format_help().split())
+    write(tmp_path / "m" / "a.jpg", jpeg_bytes(97))
+    assert ingest(tmp_path / "m")[0] == 0
+    call_command("evidence_metadata", "--case", cast.case.reference, "--as", "lawyer")
+    record = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert all(field in help_text for field in record)  # every field it writes is named
+    assert "camera clock as recorded in the file" in help_text
+    assert "a lead, investigator or lawyer" in help_text and "audit log" in help_text
+    # It runs as a named member, never as a superuser it guesses (who is no member).
+    assert "superuser" not in help_text
+    UserFactory(username="root", is_superuser=True)
+    with pytest.raises(CommandError, match="--as"):
+        call_command("evidence_metadata", "--case", cast.case.reference)
+    assert AuditEntry.objects.filter(action="evidence.export_metadata").count() == 1
+
+
 def test_intake_workers_start_without_django():
     """The per-file steps run in worker processes that never touch the database: they
     import no part of Django, so none can, and each starts in a fraction of the time."""

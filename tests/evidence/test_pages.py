@@ -96,7 +96,9 @@ def test_the_item_page_shows_metadata_provenance_custody_and_near_identical_item
     assert item.original.sha256 in html
     assert "EOS 40D" in html and "2013:08:21 10:15:00" in html
     assert "33.51" in html and "W-0001" in html
-    assert "Acquired" in html and "hash matches" in html
+    # At intake the hash is computed, not matched against anything: it says so.
+    assert "Acquired" in html and "hash computed at intake" in html
+    assert "hash matches" not in html
     assert photos["same-as-p0.jpg"].reference in html
     assert AuditEntry.objects.filter(action="evidence.view", target_id=str(item.pk)).exists()
 
@@ -114,7 +116,9 @@ def test_the_item_page_costs_the_same_queries_however_long_its_custody(
     assert item.custody_events.count() == 5
     with django_assert_num_queries(len(before.captured_queries)):
         response = client.get(item.get_absolute_url())
-    assert response.content.decode().count("fixity check #") == 4
+    html = response.content.decode()
+    assert "fixity check #" not in html  # the four sweeps that matched fold into one line
+    assert "Fixity checked 4 times, last on " in html and ", all matched." in html
 
 
 def test_the_original_downloads_as_an_attachment_byte_for_byte_and_leaves_a_trace(
@@ -141,7 +145,8 @@ def test_an_unreadable_original_is_refused_and_recorded_not_an_error_page(client
     path.mkdir()  # reading it fails, as a failing disk would
     client.force_login(cast.lawyer)
     response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
-    assert response.status_code == 404
+    assert response.status_code == 410
+    assert "cannot be read from the store" in response.content.decode()
     refused = CustodyEvent.objects.get(item=item, action="accessed")
     assert refused.hash_result == "missing" and "refused" in refused.purpose
 
@@ -153,12 +158,26 @@ def test_a_changed_original_is_not_served_and_the_mismatch_is_recorded(client, c
     path.write_bytes(b"tampered")
     client.force_login(cast.lawyer)
     response = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
-    assert response.status_code == 404
     assert not CustodyEvent.objects.filter(item=item, action="copied").exists()
     refused = CustodyEvent.objects.get(item=item, action="accessed")
     assert refused.hash_result == "mismatch" and "refused" in refused.purpose
     item.refresh_from_db()
     assert item.integrity == "changed"
+    # The member who may see the item is told why, and where the record of it is.
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "The original no longer matches its hash" in html
+    assert f'href="{item.get_absolute_url()}#custody"' in html
+    assert b"tampered" not in response.content
+    entry = AuditEntry.objects.get(action="evidence.download_refused", actor=cast.lawyer)
+    assert entry.details["hash_result"] == "mismatch" and entry.target_id == str(item.pk)
+    assert not AuditEntry.objects.filter(action="evidence.download").exists()
+    assert 'id="custody"' in client.get(item.get_absolute_url()).content.decode()
+
+    client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    arabic = client.get(reverse("evidence:download", args=[cast.case.reference, item.reference]))
+    assert arabic.status_code == 409
+    assert "لم تعد بصمة الأصل مطابقة" in arabic.content.decode()
 
 
 def test_thumbnails_are_served_and_previews_made_on_first_view(client, cast, photos):
@@ -388,7 +407,7 @@ def test_the_evidence_pages_speak_arabic_right_to_left(client, cast, photos):
     item = photos["p0.jpg"]
     html = client.get(item.get_absolute_url()).content.decode()
     assert 'dir="rtl"' in html
-    assert "سلسلة الحيازة" in html and "البصمة مطابقة" in html
+    assert "سلسلة الحيازة" in html and "حُسبت البصمة عند الاستلام" in html
     # The app's own words in the record are said in Arabic; the record keeps them as written.
     assert "نُسخ من الوسيط" in html and "حُسبت البصمة عند القراءة الأولى" in html
     assert "copied from the medium" not in html and "hashed while first read" not in html
@@ -418,3 +437,29 @@ def test_an_empty_case_says_so_even_when_filter_is_pressed_with_nothing_chosen(c
     fields = ("kind", "taken_after", "taken_before", "camera", "batch", "integrity", "flagged")
     for query in ({}, dict.fromkeys(fields, "")):
         assert "No evidence in this case yet." in client.get(url, query).content.decode()
+
+
+def _chosen(html, name):
+    """What a select of the page's filter form shows as chosen (its value)."""
+    import re
+
+    select = re.search(rf'<select name="{name}"[^>]*>(.*?)</select>', html, re.S).group(1)
+    return re.findall(r'<option value="([^"]*)" selected>', select)
+
+
+@pytest.mark.parametrize("chosen", ["true", "false"])
+def test_the_flagged_filter_stays_chosen_and_survives_pressing_filter_again(
+    client, cast, photos, chosen
+):
+    client.force_login(cast.lawyer)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+    first = client.get(url, {"flagged": chosen})
+    html = first.content.decode()
+    assert _chosen(html, "flagged") == [chosen]
+    # Pressing Filter again sends what the form shows: the same items come back.
+    again = client.get(url, {"flagged": _chosen(html, "flagged")[0], "kind": ""})
+    assert _refs(again) == _refs(first)
+    assert _chosen(again.content.decode(), "flagged") == [chosen]
+    flagged = [photos["broken.jpg"].reference]
+    assert (_refs(first) == flagged) == (chosen == "true")
+    assert _chosen(client.get(url).content.decode(), "flagged") == [""]

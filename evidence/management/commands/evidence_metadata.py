@@ -1,5 +1,5 @@
-"""manage.py evidence_metadata --case REF [--format jsonl|csv] [--as USER]: one record
-per item. A bulk copy of case data leaves the server: it is done as a member who may
+"""manage.py evidence_metadata --case REF --as USER [--format jsonl|csv]: one record per
+item. A bulk copy of case data leaves the server: it is done as a named member who may
 download originals, and audited before the first record is written."""
 
 import csv
@@ -55,16 +55,34 @@ def records(case):
 
 
 class Command(BaseCommand):
-    help = "Export every item's metadata of a case as JSON lines or CSV (to stdout)."
+    help = (
+        "Write the metadata of every evidence item of a case to stdout, one record per "
+        "item, as JSON lines (the default) or CSV with a header row. Fields: "
+        + ", ".join(FIELDS)
+        + ". date_taken is the camera clock as recorded in the file (EXIF "
+        "DateTimeOriginal, as written there); GPS is in decimal degrees; flags are why "
+        "intake flagged the file. No file content is written. Run as a member of the case "
+        "who may download originals (a lead, investigator or lawyer); the export is "
+        "recorded in the audit log before the first record is written."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--case", required=True)
-        parser.add_argument("--format", choices=["jsonl", "csv"], default="jsonl")
+        parser.add_argument("--case", required=True, help="the case's reference, e.g. SYR-2014-001")
         parser.add_argument(
-            "--as", dest="username", help="the account exporting (default: the one superuser)"
+            "--format",
+            choices=["jsonl", "csv"],
+            default="jsonl",
+            help="jsonl: one JSON object per line (default); csv: a header row, then a row "
+            "per item",
+        )
+        parser.add_argument(
+            "--as",
+            dest="username",
+            required=True,
+            help="the account exporting: a lead, investigator or lawyer of the case",
         )
 
-    def handle(self, *args, case, format, username=None, **options):
+    def handle(self, *args, case, format, username, **options):
         case_obj = get_case(case)
         actor = get_operator(username)
         if not can(actor, Action.DOWNLOAD_ORIGINAL, case_obj):
