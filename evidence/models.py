@@ -267,7 +267,10 @@ class CustodyQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
 
 
 class CustodyEvent(models.Model):
-    """One link of an item's (or a medium's) chain of custody. Append-only."""
+    """One link of an item's (or a medium's) chain of custody. Append-only, bound into the
+    audit chain: written only through ``custody.record_custody``."""
+
+    chain_bound = True
 
     class Action(models.TextChoices):
         ACQUIRED = "acquired", _("Acquired")

@@ -213,6 +213,8 @@ class ConsentScope(models.TextChoices):
 class Consent(models.Model):
     """A consent given, or the withdrawal of one: rows are never changed (triggers)."""
 
+    chain_bound = True  # each row's content hash is in its audit entry
+
     class Kind(models.TextChoices):
         GRANT = "grant", _("Given")
         WITHDRAWAL = "withdrawal", _("Withdrawn")
@@ -327,6 +329,8 @@ def text_sha256(text: str) -> str:
 class TestimonyVersion(models.Model):
     """One state of a statement. Never changed or deleted (model and database refuse)."""
 
+    chain_bound = True  # each row's content hash is in its audit entry
+
     testimony = models.ForeignKey(Testimony, models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
     text = models.TextField(_("statement"))
@@ -358,6 +362,8 @@ class TestimonyVersion(models.Model):
 
 class ReviewDecision(models.Model):
     """One transition of a testimony's review (draft → submitted → approved | returned)."""
+
+    chain_bound = True  # each row's content hash is in its audit entry
 
     testimony = models.ForeignKey(Testimony, models.PROTECT, related_name="decisions")
     from_status = models.CharField(max_length=16, choices=Testimony.Status.choices)
