@@ -42,7 +42,7 @@ HASHED_FIELDS = (
     "user_agent",
 )
 # pg_advisory_xact_lock key: the bytes "athar-au" as a signed 64-bit integer.
-_PG_LOCK_KEY = int.from_bytes(b"athar-au", "big", signed=True)
+PG_LOCK_KEY = int.from_bytes(b"athar-au", "big", signed=True)
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,9 @@ def _clean_json(value: Any) -> Any:
     return walk(json.loads(json.dumps(value, cls=_Encoder)))
 
 
+clean_details = _clean_json
+
+
 def _clean_ip(ip: str | None) -> str | None:
     if not ip:
         return None
@@ -130,7 +133,7 @@ def entry_hash(prev_hash: str, values: Mapping[str, Any]) -> str:
 def _lock_chain() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_PG_LOCK_KEY])
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PG_LOCK_KEY])
     # SQLite: every transaction starts with BEGIN IMMEDIATE (settings), which already
     # holds the database's single write lock.
 

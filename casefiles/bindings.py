@@ -79,14 +79,15 @@ def columns_of(model: type[Model]) -> list[str]:
     return sorted(f.attname for f in model._meta.concrete_fields)
 
 
-def hashes_of(model: type[Model], pks: Iterable[Any]) -> dict[str, str]:
+def hashes_of(model: type[Model], pks: Iterable[Any], using: str | None = None) -> dict[str, str]:
     """``{str(pk): content hash}`` of these rows, read back (one query per 2,000)."""
     pks = list(pks)
+    manager = model._base_manager.db_manager(using)
     columns = columns_of(model)
     pk_name = model._meta.pk.attname
     found: dict[str, str] = {}
     for i in range(0, len(pks), _IN_CLAUSE):
-        rows = model._base_manager.filter(pk__in=pks[i : i + _IN_CLAUSE]).values_list(*columns)
+        rows = manager.filter(pk__in=pks[i : i + _IN_CLAUSE]).values_list(*columns)
         for row in rows:
             values = dict(zip(columns, row, strict=True))
             found[str(values[pk_name])] = row_hash(values)
@@ -104,6 +105,70 @@ def binding(binds: Mapping[type[Model], Iterable[Any]]) -> dict[str, Any]:
         if rows := hashes_of(model, pks):
             out[model._meta.db_table] = {"columns": columns_of(model), "rows": rows}
     return out
+
+
+# -- rows written before binding existed ----------------------------------------------
+EXISTING_NOTE = (
+    "rows written before the audit chain bound them, bound as they stood when the "
+    "binding was introduced: the chain proves them unchanged since this entry, not before"
+)
+
+
+def bind_existing(app_label: str, *model_names: str, chunk: int = 2000):
+    """A data migration's function: bind the rows already in these tables.
+
+    One entry (``audit.bind_existing``, by the system) per ``chunk`` rows, in primary-key
+    order. Uses the migration's historical models; hashes rows as ``hashes_of`` does.
+    """
+
+    def run(apps, schema_editor) -> None:
+        conn = schema_editor.connection
+        entries = apps.get_model("casefiles", "AuditEntry")
+        for name in model_names:
+            model = apps.get_model(app_label, name)
+            pks = list(
+                model._base_manager.db_manager(conn.alias)
+                .order_by("pk")
+                .values_list("pk", flat=True)
+            )
+            for i in range(0, len(pks), chunk):
+                rows = hashes_of(model, pks[i : i + chunk], using=conn.alias)
+                bound = {model._meta.db_table: {"columns": columns_of(model), "rows": rows}}
+                _append(entries, conn, "audit.bind_existing", {BOUND: bound, "note": EXISTING_NOTE})
+
+    return run
+
+
+def _append(entries: Any, conn: Any, action: str, details: dict[str, Any]) -> None:
+    """``audit.record`` for a migration: an entry by the system, with historical models."""
+    from django.utils import timezone
+
+    from . import audit
+
+    manager = entries.objects.db_manager(conn.alias)
+    with transaction.atomic(using=conn.alias):
+        if conn.vendor == "postgresql":
+            with conn.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [audit.PG_LOCK_KEY])
+        head = manager.order_by("-seq").values_list("seq", "hash").first()
+        seq, prev_hash = (head[0] + 1, head[1]) if head else (1, audit.GENESIS_HASH)
+        values = {
+            "seq": seq,
+            "at": timezone.now(),
+            "actor_id": None,
+            "actor_label": "",
+            "action": action,
+            "target_type": "",
+            "target_id": "",
+            "target_label": "",
+            "case_id": None,
+            "details": audit.clean_details(details),
+            "ip": None,
+            "user_agent": "",
+        }
+        entry = entries(**values, prev_hash=prev_hash, hash=audit.entry_hash(prev_hash, values))
+        entry._via_record = True  # what ``audit.record`` sets; historical models ignore it
+        entry.save(force_insert=True, using=conn.alias)
 
 
 # -- verification -----------------------------------------------------------------------

@@ -387,3 +387,32 @@ class ReviewDecision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("Review decisions are append-only.")
+
+
+class ProtectionChange(models.Model):
+    """A person's protection level raised or lowered: who, when, why. Append-only, bound
+    into the audit chain. The database lets ``Person.protection_level`` change only to
+    what the person's latest such row records (``casefiles.db.ChangesWithRecord``)."""
+
+    chain_bound = True  # each row's content hash is in its audit entry
+
+    person = models.ForeignKey(Person, models.PROTECT, related_name="protection_changes")
+    from_level = models.CharField(max_length=16, choices=Person.Protection.choices)
+    to_level = models.CharField(max_length=16, choices=Person.Protection.choices)
+    reason = models.TextField(_("reason"))
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["changed_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.person}: {self.from_level} → {self.to_level}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Protection changes are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Protection changes are append-only.")

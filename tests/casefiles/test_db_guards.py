@@ -18,6 +18,8 @@ GUARDED = {
     "people_testimonyversion",
     "people_consent",
     "people_reviewdecision",
+    "people_protectionchange",
+    "people_person",
 }
 
 # What a migration altering the table does on SQLite: copy it into a new table (which has
