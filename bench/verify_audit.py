@@ -6,7 +6,7 @@ Makes a fresh database (SQLite under a temporary folder, or the PostgreSQL datab
 on the server --database-url names, e.g. postgres://postgres@127.0.0.1:5432, created
 and dropped by the script), writes ``--rows`` custody events in chunks the way
 intake does (one transaction and one audit entry per chunk, through
-``evidence.custody.record_custody``), then times:
+``evidence.custody_events.record_custody``), then times:
 
 - the chain walk alone (``verify_chain``), and
 - the whole check (``verify_log``: the chain and every bound row, streamed in chunks),
@@ -80,7 +80,7 @@ def run(args) -> int:
     from casefiles.audit import verify_chain, verify_log
     from casefiles.bulk import insert_rows
     from casefiles.models import Case
-    from evidence.custody import record_custody
+    from evidence.custody_events import record_custody
     from evidence.models import CustodyEvent
 
     actor = get_user_model().objects.create(username="bench")

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_noop
 from casefiles import audit
 from casefiles.bulk import insert_rows
 
-from .custody import record_custody
+from .custody_events import record_custody
 from .intake.payload import IntakeResult
 from .intake.steps import TOOL, taken_date
 from .models import (

@@ -14,6 +14,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from casefiles import bindings
+from casefiles.bulk import insert_rows
 from casefiles.models import AuditEntry
 from evidence import services as evidence_services
 from evidence.models import CustodyEvent, EvidenceItem
@@ -175,10 +176,10 @@ def test_a_row_added_behind_the_apps_back_is_named(history, kind):
     if model is Version:
         values.update(number=values["number"] + 1, sha256=_sha256(forged))
     with transaction.atomic():
-        added = model._base_manager.create(**values)
+        (added,) = insert_rows(model, [values], returning=True)  # plain SQL, no service
     code, message = _verify()
     assert code == 1
-    assert f"{model._meta.db_table} row {added.pk}: UNBOUND" in message
+    assert f"{model._meta.db_table} row {added}: UNBOUND" in message
 
 
 def _sha256(text):
@@ -203,14 +204,17 @@ def test_a_chunked_fixity_sweep_binds_every_event_it_writes(history):
 
 def test_rows_written_before_binding_existed_are_bound_by_the_data_migration(cast):
     # Rows as an older Athar wrote them: no entry binds them.
-    old = [
-        CustodyEvent.objects.create(
-            case=cast.case, action="stored", at=timezone.now(), notes=f"old {n}"
-        )
-        for n in range(3)
-    ]
+    old = insert_rows(
+        CustodyEvent,
+        [
+            dict(case_id=cast.case.pk, action="stored", at=timezone.now(), notes=f"old {n}")
+            for n in range(3)
+        ],
+        returning=True,
+    )
+    old.sort()
     code, message = _verify()
-    assert code == 1 and f"evidence_custodyevent row {old[0].pk}: UNBOUND" in message
+    assert code == 1 and f"evidence_custodyevent row {old[0]}: UNBOUND" in message
 
     bind = bindings.bind_existing("evidence", "CustodyEvent", chunk=2)
     bind(django_apps, SimpleNamespace(connection=connection))
@@ -231,9 +235,9 @@ def test_rows_written_before_binding_existed_are_bound_by_the_data_migration(cas
     assert code == 0, message
     # From then on the old rows are held like any other.
     with guard_lifted("evidence_custodyevent"), connection.cursor() as cursor:
-        cursor.execute('DELETE FROM "evidence_custodyevent" WHERE id = %s', [old[1].pk])
+        cursor.execute('DELETE FROM "evidence_custodyevent" WHERE id = %s', [old[1]])
     code, message = _verify()
-    assert code == 1 and f"evidence_custodyevent row {old[1].pk}: MISSING" in message
+    assert code == 1 and f"evidence_custodyevent row {old[1]}: MISSING" in message
 
 
 # -- protection level: changes only through the service, at the database too ----------
@@ -287,3 +291,9 @@ def test_a_change_record_forged_to_pass_the_guard_is_named_by_verify_audit(histo
     code, message = _verify()
     assert code == 1
     assert f"people_protectionchange row {forged.pk}: UNBOUND" in message
+
+
+def test_custody_events_are_written_only_by_the_writer_that_binds_them(cast):
+    with pytest.raises(TypeError, match="record_custody"):
+        CustodyEvent.objects.create(case=cast.case, action="stored", at=timezone.now())
+    assert not CustodyEvent.objects.exists()
