@@ -297,7 +297,8 @@ class BindingCheck:
         self.problem_count = 0
         self.tables: dict[str, _Table] = {}
         for model in bound_models():
-            # Rows written after this point may belong to entries the walk will not see.
+            # Read in the same snapshot as the chain (``snapshot``): a bound row above the
+            # highest primary key now present was deleted.
             cap = model._base_manager.aggregate(m=Max("pk"))["m"]
             self.tables[model._meta.db_table] = _Table(model, self, cap, chunk_size)
 
@@ -330,14 +331,23 @@ class BindingCheck:
 def snapshot():
     """One consistent view of the chain and the tables it binds, while verifying.
 
-    PostgreSQL: a read-only REPEATABLE READ transaction. SQLite (its transactions here
-    take the write lock): none; ``BindingCheck`` reads no row newer than the highest primary
-    key it saw before the walk, and SQLite commits each row with its entry in order.
+    PostgreSQL: a read-only REPEATABLE READ transaction. SQLite: a deferred transaction
+    (Django's own begin IMMEDIATE, taking the write lock; a deferred one only reads, and
+    in WAL mode sees one snapshot throughout). Inside a caller's transaction: that one.
     """
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    if connection.in_atomic_block:
         yield
         return
-    with transaction.atomic():
-        with connection.cursor() as cursor:
-            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    if connection.vendor == "postgresql":
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("BEGIN DEFERRED")
+    try:
         yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("ROLLBACK")  # nothing was written
