@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +23,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 from django.utils import timezone
 
+from . import bindings
 from .models import AuditEntry
 
 GENESIS_HASH = "0" * 64
@@ -41,7 +42,7 @@ HASHED_FIELDS = (
     "user_agent",
 )
 # pg_advisory_xact_lock key: the bytes "athar-au" as a signed 64-bit integer.
-_PG_LOCK_KEY = int.from_bytes(b"athar-au", "big", signed=True)
+PG_LOCK_KEY = int.from_bytes(b"athar-au", "big", signed=True)
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,9 @@ def _clean_json(value: Any) -> Any:
     return walk(json.loads(json.dumps(value, cls=_Encoder)))
 
 
+clean_details = _clean_json
+
+
 def _clean_ip(ip: str | None) -> str | None:
     if not ip:
         return None
@@ -129,7 +133,7 @@ def entry_hash(prev_hash: str, values: Mapping[str, Any]) -> str:
 def _lock_chain() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_PG_LOCK_KEY])
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [PG_LOCK_KEY])
     # SQLite: every transaction starts with BEGIN IMMEDIATE (settings), which already
     # holds the database's single write lock.
 
@@ -174,6 +178,7 @@ def record(
     *,
     ip: str | None = None,
     user_agent: str | None = None,
+    binds: Mapping[Any, Iterable[Any]] | None = None,
     **details: Any,
 ) -> AuditEntry:
     """Append one entry to the audit chain, inside the caller's transaction.
@@ -181,8 +186,16 @@ def record(
     ``actor`` is a user (or None for the system / anonymous), ``target`` any model
     instance, ``case`` the case the action belongs to; ``details`` is JSON.
     Call it as the last write of a service, so the chain's lock is held briefly.
+    ``binds`` names the append-only rows this action wrote (``{Model: [pk, ...]}``): the
+    entry carries their content hashes (see ``bindings``), so ``verify_audit`` names any
+    of them later deleted or altered.
     """
     ip, user_agent = _context(ip, user_agent)
+    if binds:
+        if bindings.BOUND in details:
+            raise TypeError(f"'{bindings.BOUND}' is the binding's key in audit details")
+        if bound := bindings.binding(binds):
+            details[bindings.BOUND] = bound
     values = _values(actor, action, target, case, ip, user_agent, details)
     with transaction.atomic():
         _lock_chain()
@@ -224,8 +237,13 @@ def _stored_rows(chunk_size: int) -> Iterator[dict[str, Any]]:
         yield dict(zip(fields, row, strict=True))
 
 
-def verify_chain(chunk_size: int = 5000) -> ChainReport:
-    """Walk the whole chain in seq order and report the first broken link, if any."""
+def verify_chain(
+    chunk_size: int = 5000, on_entry: Callable[[dict[str, Any]], None] | None = None
+) -> ChainReport:
+    """Walk the whole chain in seq order and report the first broken link, if any.
+
+    ``on_entry`` is given each entry (its stored fields) once its link has checked.
+    """
     expected, prev_hash, count = 1, GENESIS_HASH, 0
     for row in _stored_rows(chunk_size):
         seq = row["seq"]
@@ -254,5 +272,15 @@ def verify_chain(chunk_size: int = 5000) -> ChainReport:
                 seq,
                 "stored content does not match its hash",
             )
+        if on_entry is not None:
+            on_entry(row)
         prev_hash, expected, count = row["hash"], expected + 1, count + 1
     return ChainReport(count, expected - 1 or None, prev_hash)
+
+
+def verify_log(chunk_size: int = 5000) -> tuple[ChainReport, bindings.BindingReport | None]:
+    """The chain, then every append-only row it binds (when the chain is whole)."""
+    with bindings.snapshot():
+        rows = bindings.BindingCheck(chunk_size)
+        chain = verify_chain(chunk_size, on_entry=rows.feed)
+        return chain, (rows.finish() if chain.ok else None)

@@ -21,15 +21,23 @@ from django.utils import timezone
 
 
 def insert_rows(
-    model: type[Model], rows: Sequence[Mapping[str, Any]], *, ignore_conflicts: bool = False
-) -> None:
+    model: type[Model],
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    ignore_conflicts: bool = False,
+    returning: bool = False,
+) -> list[Any] | None:
     """INSERT ``rows`` (dicts keyed by field attname: ``case_id``, not ``case``).
 
     Every row names the same fields; a field not named takes its default, as in
-    ``Model()``. The caller reads back what it needs: no primary key is returned.
+    ``Model()``. With ``returning``, the primary keys of the rows written are returned
+    (in no promised order: multi-row ``INSERT ... RETURNING``); otherwise nothing, and
+    the caller reads back what it needs.
     """
+    if returning and ignore_conflicts:
+        raise ValueError("returning and ignore_conflicts do not go together")
     if not rows:
-        return
+        return [] if returning else None
     meta = model._meta
     given = set(rows[0])
     fields = [f for f in meta.concrete_fields if not (f.primary_key and f.db_returning)]
@@ -60,5 +68,29 @@ def insert_rows(
     params = [
         [f.get_db_prep_save(row[f.attname], connection) for f in named] + constant for row in rows
     ]
+    if returning:
+        return _insert_returning(
+            connection, sql.removesuffix(f"VALUES ({marks})"), marks, params, meta.pk.column
+        )
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
+    return None
+
+
+def _insert_returning(
+    connection, head: str, marks: str, params: list[list[Any]], pk_column: str
+) -> list[Any]:
+    """Multi-row VALUES with RETURNING the primary key (PostgreSQL; SQLite 3.35+)."""
+    width = len(params[0])
+    per = max(1, min(connection.features.max_query_params or 65535, 65535) // width)
+    pks: list[Any] = []
+    with connection.cursor() as cursor:
+        for i in range(0, len(params), per):
+            chunk = params[i : i + per]
+            values = ", ".join([f"({marks})"] * len(chunk))
+            cursor.execute(
+                f"{head}VALUES {values} RETURNING {connection.ops.quote_name(pk_column)}",
+                [value for row in chunk for value in row],
+            )
+            pks += [row[0] for row in cursor.fetchall()]
+    return pks

@@ -107,9 +107,11 @@ class AppendOnly(TableGuard):
         return f"{self.model_name.lower()}_append_only"
 
 
-def immutable_columns_sql(vendor: str, table: str, columns: list[str]) -> list[str]:
+def immutable_columns_sql(
+    vendor: str, table: str, columns: list[str], suffix: str = "immutable_columns"
+) -> list[str]:
     """Triggers refusing any change to ``columns`` (the row may change otherwise)."""
-    name = f"{table}_immutable_columns"
+    name = f"{table}_{suffix}"
     if vendor == "postgresql":
         changed = " OR ".join(f'NEW."{c}" IS DISTINCT FROM OLD."{c}"' for c in columns)
         return [
@@ -141,8 +143,10 @@ $$""",
     raise NotImplementedError(f"No immutable-column guard for the {vendor} backend.")
 
 
-def drop_immutable_columns_sql(vendor: str, table: str) -> list[str]:
-    name = f"{table}_immutable_columns"
+def drop_immutable_columns_sql(
+    vendor: str, table: str, suffix: str = "immutable_columns"
+) -> list[str]:
+    name = f"{table}_{suffix}"
     if vendor == "postgresql":
         return [
             f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"',
@@ -155,18 +159,23 @@ def drop_immutable_columns_sql(vendor: str, table: str) -> list[str]:
 class ImmutableColumns(TableGuard):
     """Migration operation: some columns of a table never change, its rows never go."""
 
-    def __init__(self, model_name: str, columns: list[str]) -> None:
-        self.model_name, self.columns = model_name, list(columns)
+    def __init__(
+        self, model_name: str, columns: list[str], suffix: str = "immutable_columns"
+    ) -> None:
+        # ``suffix`` names the triggers: a later migration guarding more columns of the
+        # same table adds triggers of another name beside the first ones.
+        self.model_name, self.columns, self.suffix = model_name, list(columns), suffix
 
     def deconstruct(self):
-        return self.__class__.__qualname__, [self.model_name, self.columns], {}
+        kwargs = {} if self.suffix == "immutable_columns" else {"suffix": self.suffix}
+        return self.__class__.__qualname__, [self.model_name, self.columns], kwargs
 
     def install(self, vendor: str, table: str) -> list[str]:
-        sql = immutable_columns_sql(vendor, table, self.columns)
+        sql = immutable_columns_sql(vendor, table, self.columns, self.suffix)
         return [_PG_FUNCTION, *sql] if vendor == "postgresql" else sql  # athar_append_only()
 
     def remove(self, vendor: str, table: str) -> list[str]:
-        return drop_immutable_columns_sql(vendor, table)
+        return drop_immutable_columns_sql(vendor, table, self.suffix)
 
     def describe(self) -> str:
         return f"Make {', '.join(self.columns)} of {self.model_name} immutable"
@@ -174,6 +183,82 @@ class ImmutableColumns(TableGuard):
     @property
     def migration_name_fragment(self) -> str:
         return f"{self.model_name.lower()}_immutable"
+
+
+class ChangesWithRecord(TableGuard):
+    """Migration operation: ``column`` of a table changes only to what the latest row of a
+    history table (append-only, bound into the audit chain) records for that row.
+
+    E.g. a person's protection level: the service writes a ``ProtectionChange`` row
+    (from, to, who, why), audited, then updates the level; an UPDATE of the level without
+    that row (or one not matching it) is refused by the database. A history row written
+    behind the app's back to get past this is bound by no audit entry, and
+    ``verify_audit`` names it.
+    """
+
+    def __init__(
+        self, model_name: str, column: str, history_table: str, key: str, from_col: str, to_col: str
+    ) -> None:
+        self.model_name, self.column = model_name, column
+        self.history_table, self.key = history_table, key
+        self.from_col, self.to_col = from_col, to_col
+
+    def deconstruct(self):
+        args = [self.model_name, self.column, self.history_table, self.key]
+        return self.__class__.__qualname__, [*args, self.from_col, self.to_col], {}
+
+    def _name(self, table: str) -> str:
+        return f"{table}_{self.column}_recorded"
+
+    def _recorded(self, old: str, new: str) -> str:
+        h, c = self.history_table, self.column  # names from a migration, not input
+        return (
+            f'EXISTS (SELECT 1 FROM "{h}" h WHERE h."{self.key}" = {new}."id" '  # noqa: S608
+            f'AND h."{self.from_col}" = {old}."{c}" AND h."{self.to_col}" = {new}."{c}" '
+            f'AND h."id" = (SELECT max(h2."id") FROM "{h}" h2 '
+            f'WHERE h2."{self.key}" = {new}."id"))'
+        )
+
+    def install(self, vendor: str, table: str) -> list[str]:
+        name, c = self._name(table), self.column
+        message = f"athar: {table}.{c} changes only with a recorded change ({self.history_table})"
+        if vendor == "postgresql":
+            return [
+                f"""
+CREATE OR REPLACE FUNCTION "{name}"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW."{c}" IS DISTINCT FROM OLD."{c}" AND NOT {self._recorded("OLD", "NEW")} THEN
+        RAISE EXCEPTION USING MESSAGE = '{message}', ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END
+$$""",
+                f'CREATE TRIGGER "{name}" BEFORE UPDATE ON "{table}" '
+                f'FOR EACH ROW EXECUTE FUNCTION "{name}"()',
+            ]
+        if vendor == "sqlite":
+            return [
+                f'CREATE TRIGGER "{name}" BEFORE UPDATE ON "{table}" '
+                f'WHEN NEW."{c}" IS NOT OLD."{c}" AND NOT {self._recorded("OLD", "NEW")} '
+                f"BEGIN SELECT RAISE(ABORT, '{message}'); END"
+            ]
+        raise NotImplementedError(f"No recorded-change guard for the {vendor} backend.")
+
+    def remove(self, vendor: str, table: str) -> list[str]:
+        name = self._name(table)
+        if vendor == "postgresql":
+            return [
+                f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"',
+                f'DROP FUNCTION IF EXISTS "{name}"()',
+            ]
+        return [f'DROP TRIGGER IF EXISTS "{name}"']
+
+    def describe(self) -> str:
+        return f"{self.model_name}.{self.column} changes only with a row in {self.history_table}"
+
+    @property
+    def migration_name_fragment(self) -> str:
+        return f"{self.model_name.lower()}_{self.column}_recorded"
 
 
 # -- the guards the applied migrations declare, and whether the database has them --------

@@ -38,6 +38,8 @@ AUDIT_ACTIONS: dict[str, str] = {
     "audit.export": _("Audit log exported"),
     "audit.view_target": _("Access history viewed"),
     "audit.checkpoint": _("Audit checkpoint signed"),
+    "audit.bind_existing": _("Existing records bound into the audit chain"),
+    "audit.guard_missing": _("Database guard found missing"),
     "auth.password_ok": _("Password accepted"),
     "auth.second_factor_failed": _("Wrong second-factor code"),
     "auth.2fa_enrol": _("Second factor set up"),

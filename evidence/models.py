@@ -267,7 +267,10 @@ class CustodyQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
 
 
 class CustodyEvent(models.Model):
-    """One link of an item's (or a medium's) chain of custody. Append-only."""
+    """One link of an item's (or a medium's) chain of custody. Append-only, bound into the
+    audit chain: written only through ``custody_events.record_custody``."""
+
+    chain_bound = True
 
     class Action(models.TextChoices):
         ACQUIRED = "acquired", _("Acquired")
@@ -316,7 +319,10 @@ class CustodyEvent(models.Model):
     def save(self, *args, **kwargs) -> None:
         if not self._state.adding:
             raise TypeError("Custody events are append-only: add a correcting event instead.")
-        super().save(*args, **kwargs)
+        raise TypeError(
+            "Custody events are written through evidence.custody_events.record_custody, "
+            "which binds them into the audit chain."
+        )
 
     def delete(self, *args, **kwargs):
         raise TypeError("Custody events are append-only: they cannot be deleted.")

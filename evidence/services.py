@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 from casefiles import audit
 from casefiles.bulk import insert_rows
 
+from .custody_events import record_custody
 from .intake.payload import IntakeResult
 from .intake.steps import TOOL, taken_date
 from .models import (
@@ -88,20 +89,28 @@ def create_batch(
             source_size=source_size,
             name_encoding=name_encoding,
         )
-        CustodyEvent.objects.create(
-            case=case,
-            batch=batch,
-            action=CustodyEvent.Action.ACQUIRED,
-            at=timezone.now(),
+        record_custody(
+            [
+                dict(
+                    case_id=case.pk,
+                    batch_id=batch.pk,
+                    action=CustodyEvent.Action.ACQUIRED,
+                    at=timezone.now(),
+                    actor_id=actor.pk,
+                    from_custodian=acquired_from,
+                    to_custodian=actor.get_username(),
+                    purpose=PURPOSE_INTAKE,
+                    sha256=source_sha256,
+                    hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
+                    notes=f"medium: {medium} {medium_serial}".strip(),
+                )
+            ],
             actor=actor,
-            from_custodian=acquired_from,
-            to_custodian=actor.get_username(),
-            purpose=PURPOSE_INTAKE,
-            sha256=source_sha256,
-            hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
-            notes=f"medium: {medium} {medium_serial}".strip(),
+            action="evidence.batch_open",
+            target=batch,
+            case=case,
+            source=source_root,
         )
-        audit.record(actor, "evidence.batch_open", target=batch, case=case, source=source_root)
     return batch
 
 
@@ -399,8 +408,13 @@ def record_intake(
                 for pk, r in zip(item_pks, stored, strict=True)
             ],
         )
-        insert_rows(
-            CustodyEvent,
+        changed = [pk for pk, r in zip(item_pks, stored, strict=True) if r.existing == "mismatch"]
+        if changed:
+            _set_integrity(changed, CustodyEvent.HashResult.MISMATCH)
+        # One entry per transaction names every item it took in (reference, SHA-256,
+        # path): the same trace as an entry per item, at a fraction of the chain's cost;
+        # it binds each item's custody event.
+        record_custody(
             [
                 dict(
                     case_id=case.pk,
@@ -418,15 +432,8 @@ def record_intake(
                 )
                 for pk, r, was_in_case in zip(item_pks, stored, known, strict=True)
             ],
-        )
-        changed = [pk for pk, r in zip(item_pks, stored, strict=True) if r.existing == "mismatch"]
-        if changed:
-            _set_integrity(changed, CustodyEvent.HashResult.MISMATCH)
-        # One entry per transaction names every item it took in (reference, SHA-256,
-        # path): the same trace as an entry per item, at a fraction of the chain's cost.
-        audit.record(
-            actor,
-            "evidence.intake",
+            actor=actor,
+            action="evidence.intake",
             target=batch,
             case=case,
             items=[
@@ -911,21 +918,25 @@ def record_download(
     """A copy of the original leaves the server (or was refused): custody event, audit."""
     served = result == CustodyEvent.HashResult.MATCH
     with transaction.atomic():
-        CustodyEvent.objects.create(
-            case=item.case,
-            item=item,
-            action=CustodyEvent.Action.COPIED if served else CustodyEvent.Action.ACCESSED,
-            at=timezone.now(),
-            actor=actor,
-            to_custodian=actor.get_username() if served else "",
-            purpose=purpose if served else f"{purpose} refused: the original failed its check",
-            sha256=item.original.sha256,
-            hash_result=result,
-        )
         _set_integrity([item.pk], result)
-        audit.record(
-            actor,
-            "evidence.download" if served else "evidence.download_refused",
+        record_custody(
+            [
+                dict(
+                    case_id=item.case_id,
+                    item_id=item.pk,
+                    action=CustodyEvent.Action.COPIED if served else CustodyEvent.Action.ACCESSED,
+                    at=timezone.now(),
+                    actor_id=actor.pk,
+                    to_custodian=actor.get_username() if served else "",
+                    purpose=(
+                        purpose if served else f"{purpose} refused: the original failed its check"
+                    ),
+                    sha256=item.original.sha256,
+                    hash_result=result,
+                )
+            ],
+            actor=actor,
+            action="evidence.download" if served else "evidence.download_refused",
             target=item,
             case=item.case,
             hash_result=result,
@@ -970,32 +981,33 @@ def record_custody_event(
     else:
         result, found = CustodyEvent.HashResult.MATCH, ""
     with transaction.atomic(durable=True):
-        event = CustodyEvent.objects.create(
-            case=item.case,
-            item=item,
-            action=action,
-            at=at or timezone.now(),
-            actor=actor,
-            from_custodian=from_custodian,
-            to_custodian=to_custodian,
-            location=location,
-            purpose=purpose,
-            sha256=item.original.sha256,
-            hash_result=result,
-            notes="\n".join(n for n in (notes, found) if n),
-        )
         _set_integrity([item.pk], result)
-        audit.record(
-            actor,
-            "evidence.custody",
+        (pk,) = record_custody(
+            [
+                dict(
+                    case_id=item.case_id,
+                    item_id=item.pk,
+                    action=action,
+                    at=at or timezone.now(),
+                    actor_id=actor.pk,
+                    from_custodian=from_custodian,
+                    to_custodian=to_custodian,
+                    location=location,
+                    purpose=purpose,
+                    sha256=item.original.sha256,
+                    hash_result=result,
+                    notes="\n".join(n for n in (notes, found) if n),
+                )
+            ],
+            actor=actor,
+            action="evidence.custody",
             target=item,
             case=item.case,
-            event=event.pk,
             custody_action=action,
             hash_result=result,
             found=found,
         )
-    return event
+    return CustodyEvent.objects.get(pk=pk)
 
 
 def _set_integrity(item_pks: Iterable[int], result: str) -> None:
@@ -1048,12 +1060,12 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
             ok += 1
         pending.append((by_file[file_id], result, note))
         batch_events += [
-            CustodyEvent(
-                case=batch.case,
-                batch=batch,
+            dict(
+                case_id=batch.case_id,
+                batch_id=batch.pk,
                 action=CustodyEvent.Action.STORED,
                 at=timezone.now(),
-                actor=actor,
+                actor_id=actor.pk if actor else None,
                 purpose=PURPOSE_FIXITY % {"n": check.pk},
                 sha256=sf.sha256,
                 hash_result=result,
@@ -1066,16 +1078,16 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
             pending = []
         if progress:
             progress(n, len(files))
-    CustodyEvent.objects.bulk_create(batch_events)
     check.files_checked = len(files)
     check.items_checked = sum(len(v) for v in by_file.values())
     check.ok, check.changed, check.missing = ok, changed, missing
     check.finished_at = timezone.now()
     with transaction.atomic():
         check.save()
-        audit.record(
-            actor,
-            "evidence.fixity",
+        record_custody(  # the intake manifests' results, bound by the sweep's own entry
+            batch_events,
+            actor=actor,
+            action="evidence.fixity",
             target=check,
             case=case,
             files=check.files_checked,
@@ -1092,12 +1104,12 @@ def _write_fixity(actor, check, pending) -> None:
         for items, result, note in pending:
             for item in items:
                 events.append(
-                    CustodyEvent(
-                        case=item.case,
-                        item=item,
+                    dict(
+                        case_id=item.case_id,
+                        item_id=item.pk,
                         action=CustodyEvent.Action.STORED,
                         at=now,
-                        actor=actor,
+                        actor_id=actor.pk if actor else None,
                         purpose=PURPOSE_FIXITY % {"n": check.pk},
                         sha256=item.original.sha256,
                         hash_result=result,
@@ -1105,7 +1117,16 @@ def _write_fixity(actor, check, pending) -> None:
                     )
                 )
             _set_integrity([i.pk for i in items], result)
-        CustodyEvent.objects.bulk_create(events)
+        # Each chunk's events are bound by an entry of their own: a sweep of a large
+        # archive is many transactions, and none leaves a custody row unbound.
+        record_custody(
+            events,
+            actor=actor,
+            action="evidence.fixity_results",
+            target=check,
+            case=check.case,
+            events=len(events),
+        )
 
 
 def verify_custody(case: Any) -> list[str]:

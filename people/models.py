@@ -213,6 +213,8 @@ class ConsentScope(models.TextChoices):
 class Consent(models.Model):
     """A consent given, or the withdrawal of one: rows are never changed (triggers)."""
 
+    chain_bound = True  # each row's content hash is in its audit entry
+
     class Kind(models.TextChoices):
         GRANT = "grant", _("Given")
         WITHDRAWAL = "withdrawal", _("Withdrawn")
@@ -327,6 +329,8 @@ def text_sha256(text: str) -> str:
 class TestimonyVersion(models.Model):
     """One state of a statement. Never changed or deleted (model and database refuse)."""
 
+    chain_bound = True  # each row's content hash is in its audit entry
+
     testimony = models.ForeignKey(Testimony, models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
     text = models.TextField(_("statement"))
@@ -359,6 +363,8 @@ class TestimonyVersion(models.Model):
 class ReviewDecision(models.Model):
     """One transition of a testimony's review (draft → submitted → approved | returned)."""
 
+    chain_bound = True  # each row's content hash is in its audit entry
+
     testimony = models.ForeignKey(Testimony, models.PROTECT, related_name="decisions")
     from_status = models.CharField(max_length=16, choices=Testimony.Status.choices)
     to_status = models.CharField(max_length=16, choices=Testimony.Status.choices)
@@ -381,3 +387,32 @@ class ReviewDecision(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("Review decisions are append-only.")
+
+
+class ProtectionChange(models.Model):
+    """A person's protection level raised or lowered: who, when, why. Append-only, bound
+    into the audit chain. The database lets ``Person.protection_level`` change only to
+    what the person's latest such row records (``casefiles.db.ChangesWithRecord``)."""
+
+    chain_bound = True  # each row's content hash is in its audit entry
+
+    person = models.ForeignKey(Person, models.PROTECT, related_name="protection_changes")
+    from_level = models.CharField(max_length=16, choices=Person.Protection.choices)
+    to_level = models.CharField(max_length=16, choices=Person.Protection.choices)
+    reason = models.TextField(_("reason"))
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["changed_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.person}: {self.from_level} → {self.to_level}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Protection changes are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Protection changes are append-only.")

@@ -15,9 +15,11 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import (
     Action,
+    Role,
     active_membership_q,
     can,
     reveal_refusal,
+    role_in,
     statement_refusal,
     testimony_refusal,
 )
@@ -33,6 +35,7 @@ from .models import (
     Identity,
     NameDigest,
     Person,
+    ProtectionChange,
     Relation,
     ReviewDecision,
     Testimony,
@@ -172,6 +175,51 @@ def relate_people(*, actor: Any, case: Case, person: Person, kind: str, other: P
     return relation
 
 
+_LEVELS = list(Person.Protection.values)  # standard < high < critical
+
+
+def change_protection(*, actor: Any, person: Person, level: str, reason: str) -> ProtectionChange:
+    """Raise or lower a person's protection level, saying why.
+
+    Only someone who may reveal the person now changes it; lowering it (which opens the
+    identity to more members) only the lead of the person's case. The change is a row of
+    its own (append-only, bound into the audit chain) written before the level: the
+    database refuses a level that no such row records.
+    """
+    case = person.case
+    _require(actor, Action.REVEAL_IDENTITY, case)
+    if refusal := reveal_refusal(actor, person, case):
+        raise PermissionDenied(refusal)
+    if level not in _LEVELS:
+        raise ValidationError(_("Choose a protection level."))
+    reason = reason.strip()
+    if len(reason) < 5:
+        raise ValidationError({"reason": _("Say why the protection level changes.")})
+    with transaction.atomic():
+        locked = Person.objects.select_for_update().get(pk=person.pk)
+        old = locked.protection_level
+        if level == old:
+            raise ValidationError(_("The person already has this protection level."))
+        if _LEVELS.index(level) < _LEVELS.index(old) and role_in(actor, case) != Role.LEAD:
+            raise PermissionDenied(_("Only the case lead lowers a protection level."))
+        change = ProtectionChange.objects.create(
+            person=locked, from_level=old, to_level=level, reason=reason, changed_by=actor
+        )
+        Person.objects.filter(pk=locked.pk).update(protection_level=level)
+        audit.record(
+            actor,
+            "people.protection_change",
+            target=locked,
+            case=case,
+            binds={ProtectionChange: [change.pk]},
+            from_level=old,
+            to_level=level,
+            reason=reason[:1000],
+        )
+    person.protection_level = level
+    return change
+
+
 def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> Identity:
     """Decrypt a person's identity for one page view; the reveal and its reason are audited.
 
@@ -263,6 +311,7 @@ def record_consent(
             "consent.record",
             target=consent,
             case=case,
+            binds={Consent: [consent.pk]},
             person=person.code,
             scopes=scopes,
             how=how,
@@ -306,6 +355,7 @@ def withdraw_consent(
             "consent.withdraw",
             target=withdrawal,
             case=consent.case,
+            binds={Consent: [withdrawal.pk]},
             person=consent.person.code,
             withdraws=consent.pk,
             scopes=scopes,
@@ -426,6 +476,7 @@ def create_testimony(
             "testimony.create",
             target=testimony,
             case=case,
+            binds={TestimonyVersion: [version.pk]},
             witness=witness.code,
             interviewers=sorted(u.get_username() for u in interviewers),
             sha256=version.sha256,
@@ -465,6 +516,7 @@ def revise_testimony(
             "testimony.revise",
             target=locked,
             case=locked.case,
+            binds={TestimonyVersion: [version.pk]},
             version=version.number,
             sha256=version.sha256,
             reason=version.reason,
@@ -532,6 +584,7 @@ def decide_testimony(
             f"testimony.{_VERB[to_status]}",
             target=locked,
             case=locked.case,
+            binds={ReviewDecision: [decision.pk]},
             from_status=source,
             to_status=to_status,
             comment=comment,

@@ -256,6 +256,8 @@ def test_an_ingest_killed_midway_resumes_to_each_file_stored_once(tmp_path):
         ('DELETE FROM "evidence_storedfile"', True),
         ('UPDATE "evidence_provenance" SET camera_model = %s', True),
         ('UPDATE "evidence_evidenceitem" SET reference = %s', True),
+        ('UPDATE "evidence_evidenceitem" SET original_filename = %s', True),
+        ('UPDATE "evidence_evidenceitem" SET original_path = %s', True),
         ('UPDATE "evidence_evidenceitem" SET title = %s', False),
         ('DELETE FROM "evidence_evidenceitem"', True),
     ],

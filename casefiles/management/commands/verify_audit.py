@@ -5,12 +5,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import checkpoints
-from casefiles.audit import verify_chain
+from casefiles.audit import verify_log
 
 
 class Command(BaseCommand):
     help = (
-        "Walk the audit chain; exit 0 when whole, 1 naming the first broken seq. With "
+        "Walk the audit chain, then check every append-only row it binds (custody events, "
+        "testimony versions, review decisions, consent, protection changes); exit 0 when "
+        "whole, 1 naming the first broken seq or each deleted, altered or unbound row. With "
         "--checkpoint, also check that the log still matches a published checkpoint "
         "(nothing at or before it changed or vanished); with --entry, prove one entry's "
         "inclusion in it."
@@ -26,10 +28,12 @@ class Command(BaseCommand):
         parser.add_argument("--entry", type=int, help="seq of an entry to prove inclusion of")
 
     def handle(self, *args, **options):
-        report = verify_chain()
+        report, rows = verify_log()
         if not report.ok:
             raise CommandError(report.summary(), returncode=1)
-        self.stdout.write(report.summary())
+        if not rows.ok:
+            raise CommandError(f"{report.summary()}\n{rows.summary()}", returncode=1)
+        self.stdout.write(f"{report.summary()}; {rows.summary()}")
         if options["checkpoint"]:
             self._check_checkpoint(options)
         elif options["entry"] is not None:
