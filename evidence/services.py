@@ -199,21 +199,50 @@ def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:
     return True
 
 
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from /proc), "" where unknown:
+    with its pid it names one process, not a later one given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (command) "
+    return fields[19] if len(fields) > 19 else ""  # field 22 of stat: starttime
+
+
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """Who claims a batch: this host, this process and when it started."""
+    pid = os.getpid()
+    start = _start_time(pid)
+    return f"{socket.gethostname()}:{pid}" + (f"@{start}" if start else "")
+
+
+_OWNER = re.compile(r"(?P<host>.*):(?P<pid>[0-9]+)(?:@(?P<start>[0-9]+))?")
 
 
 def _owner_alive(owner: str) -> bool:
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    """False only when the owner is known dead: a process of this host that is gone, or
+    whose pid now belongs to a process started later (the pid was reused)."""
+    match = _OWNER.fullmatch(owner)
+    if match is None or match["host"] != socket.gethostname():
         return True  # another machine: trust its lease
+    pid = int(match["pid"])
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
+    if match["start"] and (start := _start_time(pid)) and start != match["start"]:
+        return False  # the pid now names another process
     return True
+
+
+def owner_known_dead(owner: str) -> bool:
+    """Whether a batch's claim was left by a process of this host that is no longer
+    running: its batch can be taken over at once, however fresh its heartbeat."""
+    match = _OWNER.fullmatch(owner)
+    return match is not None and match["host"] == socket.gethostname() and not _owner_alive(owner)
 
 
 def claim_batch(batch: IntakeBatch) -> bool:
@@ -224,8 +253,9 @@ def claim_batch(batch: IntakeBatch) -> bool:
     now = timezone.now()
     fresh = IntakeBatch.objects.filter(pk=batch.pk).values("claimed_by", "heartbeat_at").get()
     owner = fresh["claimed_by"]
-    same_host = owner.rpartition(":")[0] == socket.gethostname()
-    if same_host:  # a process here holds it for as long as it lives
+    match = _OWNER.fullmatch(owner)
+    if match is not None and match["host"] == socket.gethostname():
+        # a process here holds it for as long as it lives
         held = owner != _owner() and _owner_alive(owner)
     else:  # another machine holds it while its heartbeat is fresh
         held = bool(owner) and fresh["heartbeat_at"] and fresh["heartbeat_at"] > now - LEASE

@@ -391,6 +391,69 @@ def test_a_task_queued_twice_leaves_a_batch_a_live_worker_holds_alone(
     assert not batch.items.exists()
 
 
+def _claimed_just_now(batch: IntakeBatch, owner: str) -> None:
+    """What a worker killed a second ago leaves: its batch claimed, its heartbeat fresh."""
+    from django.utils import timezone
+
+    IntakeBatch.objects.filter(pk=batch.pk).update(
+        status="running", claimed_by=owner, heartbeat_at=timezone.now()
+    )
+    DBTaskResult.objects.update(status="RUNNING")
+
+
+def test_a_quick_restart_queues_again_at_once_a_batch_whose_worker_here_is_dead(
+    client, cast, django_capture_on_commit_callbacks, capsys
+):
+    import signal
+    import socket
+    import subprocess
+
+    from django.core.management import call_command
+
+    from evidence import services
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(23)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    worker = subprocess.Popen(["sleep", "60"])  # a db_worker of this host...
+    owner = f"{socket.gethostname()}:{worker.pid}@{services._start_time(worker.pid)}"
+    _claimed_just_now(batch, owner)
+    call_command("resume_batches")  # ...alive, within its lease: left to it
+    assert "0 batch(es)" in capsys.readouterr().out
+    worker.send_signal(signal.SIGKILL)  # ...killed, the machine restarted a moment later
+    worker.wait()
+
+    call_command("resume_batches")
+    assert f"1 batch(es) queued again: {batch.pk}" in capsys.readouterr().out
+    ingest_staged_batch.call(batch.pk, cast.investigator.pk)
+    batch.refresh_from_db()
+    assert (batch.status, batch.stored, batch.claimed_by) == ("done", 2, "")
+
+
+def test_a_worker_pid_now_used_by_another_process_counts_as_dead(
+    client, cast, django_capture_on_commit_callbacks, capsys
+):
+    import socket
+
+    from django.core.management import call_command
+
+    from evidence import services
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(24)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    started = int(services._start_time(1))
+    # The process of pid 1, claiming the batch a moment ago: left to it.
+    _claimed_just_now(batch, f"{socket.gethostname()}:1@{started}")
+    call_command("resume_batches")
+    assert "0 batch(es)" in capsys.readouterr().out
+    assert not services.claim_batch(batch)
+
+    # pid 1 lives, but it is not the process that claimed the batch: that one started later
+    _claimed_just_now(batch, f"{socket.gethostname()}:1@{started + 1}")
+    call_command("resume_batches")
+    assert f"1 batch(es) queued again: {batch.pk}" in capsys.readouterr().out
+    assert ingest_staged_batch.call(batch.pk, cast.investigator.pk) == 2  # the ZIP, its photo
+
+
 def test_a_run_that_finds_its_batch_done_under_other_names_once_claimed_gives_it_back(
     tmp_path, ingest, taker
 ):
