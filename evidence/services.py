@@ -21,6 +21,7 @@ from casefiles import audit
 from casefiles.bulk import insert_rows
 
 from .intake.payload import IntakeResult
+from .intake.sources import manifest_name_bytes, recorded_name_bytes
 from .intake.steps import TOOL, taken_date
 from .models import (
     CustodyEvent,
@@ -508,8 +509,8 @@ def refresh_batch_counts(batch: IntakeBatch, problems: list[dict[str, str]], tot
     batch.refresh_from_db()
 
 
-def _store_text(text: str, media_type: str) -> StoredFile:
-    data = text.encode()
+def _store_text(text: str | bytes, media_type: str) -> StoredFile:
+    data = text.encode() if isinstance(text, str) else text
     written = evidence_storage().write_original([data])
     sf, _ = StoredFile.objects.get_or_create(
         sha256=written.sha256,
@@ -525,20 +526,23 @@ def finish_batch(
     problems: list[dict[str, str]],
     total: int,
     custodian_manifest: list[tuple[str, str, str]] | None = None,
-    custodian_manifest_text: str | None = None,
+    custodian_manifest_text: str | bytes | None = None,
 ) -> IntakeBatch:
     """Close a run: counts, the hashed intake manifest, the custodian list check, audit."""
     with transaction.atomic():
+        listed = None
+        if custodian_manifest is not None:  # its mismatches are flagged: counted below
+            listed = _store_text(custodian_manifest_text or "", "text/plain")
+            _check_custodian_manifest(batch, custodian_manifest)
         refresh_batch_counts(batch, problems, total)
+        if listed is not None:
+            batch.custodian_manifest = listed
         rows = batch.items.order_by("original_path", "source_key").values_list(
             "original_path", "original__size", "original__sha256"
         )
         lines = ["# sha256\tsize\tpath (escaped in paths: \\\\ \\t \\n \\r)"]
         lines += [f"{sha}\t{size}\t{_manifest_path(path)}" for path, size, sha in rows]
         batch.manifest = _store_text("\n".join(lines) + "\n", "text/tab-separated-values")
-        if custodian_manifest is not None:
-            batch.custodian_manifest = _store_text(custodian_manifest_text or "", "text/plain")
-            _check_custodian_manifest(batch, custodian_manifest)
         batch.status = IntakeBatch.Status.INCOMPLETE if batch.failed else IntakeBatch.Status.DONE
         batch.finished_at = timezone.now()
         batch.claimed_by = ""
@@ -570,16 +574,20 @@ def _manifest_path(path: str) -> str:
 
 
 def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, str]]) -> None:
+    """Each line of the custodian's list against what arrived, matched by the bytes of
+    the names (a name that is not UTF-8 on the medium is recorded with escapes)."""
     ManifestEntry.objects.filter(batch=batch).delete()  # recomputed on every run
     items = {
-        item.original_path.removeprefix("./"): item
+        recorded_name_bytes(item.original_path, item.flags).removeprefix(b"./"): item
         for item in batch.items.select_related("original")
     }
     entries, mismatched = [], []
     listed_paths = set()
-    for algorithm, expected, path in listed:
-        listed_paths.add(path)
-        item = items.get(path)
+    for algorithm, expected, name in listed:
+        key = manifest_name_bytes(name)
+        listed_paths.add(key)
+        path = key.decode("utf-8", "backslashreplace")  # as a database holds text
+        item = items.get(key)
         if item is None:
             entries.append(
                 ManifestEntry(
@@ -596,7 +604,7 @@ def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, s
         entries.append(
             ManifestEntry(
                 batch=batch,
-                path=path,
+                path=item.original_path.removeprefix("./"),
                 algorithm=algorithm,
                 expected=expected,
                 actual=actual,
@@ -606,12 +614,12 @@ def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, s
         )
         if not ok:
             mismatched.append((item, algorithm, expected, actual))
-    for path, item in items.items():
-        if path not in listed_paths:
+    for key, item in items.items():
+        if key not in listed_paths:
             entries.append(
                 ManifestEntry(
                     batch=batch,
-                    path=path,
+                    path=item.original_path.removeprefix("./"),
                     algorithm="",
                     actual=item.original.sha256,
                     item=item,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import zipfile
@@ -222,16 +223,46 @@ def file_sha256(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+_HEX = set(b"0123456789abcdef")
+
+
 def iter_manifest(path: Path) -> Iterator[tuple[str, str, str]]:
-    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list."""
+    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list.
+
+    A name is kept as the bytes the list holds (read as UTF-8 where it is, otherwise with
+    its other bytes as surrogates, undone by ``manifest_name_bytes``): a file whose name
+    on the medium is not UTF-8 is matched against the list by those bytes."""
     algorithms = {32: "md5", 40: "sha1", 64: "sha256"}
-    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for raw in path.read_bytes().splitlines():
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith(b"#"):
             continue
-        digest, _, name = line.partition(" ")
-        name = name.lstrip(" ").removeprefix("*")
+        digest, _, name = line.partition(b" ")
+        name = name.lstrip(b" ").removeprefix(b"*")
         algorithm = algorithms.get(len(digest))
-        if algorithm is None or not name:
-            raise ValueError(f"not a checksum line: {raw!r}")
-        yield algorithm, digest.lower(), name.removeprefix("./")
+        if algorithm is None or not name or not set(digest.lower()) <= _HEX:
+            shown = raw.decode("utf-8", "backslashreplace")
+            raise ValueError(f"not a checksum line: {shown!r}")
+        yield (
+            algorithm,
+            digest.decode("ascii").lower(),
+            name.removeprefix(b"./").decode("utf-8", "surrogateescape"),
+        )
+
+
+def manifest_name_bytes(name: str) -> bytes:
+    """The bytes of a name read by ``iter_manifest``."""
+    return name.encode("utf-8", "surrogateescape")
+
+
+_RAW_NAME = re.compile(r"raw bytes \(hex\): ([0-9a-f]*)")
+_RAW_NAME_FLAGS = ("filename_not_utf8", "filename_encoding_unknown")
+
+
+def recorded_name_bytes(path: str, flags: list[dict[str, str]]) -> bytes:
+    """The bytes of an item's path on the medium: those its name flag keeps, where the
+    recorded path shows them escaped; otherwise the recorded path in UTF-8."""
+    for flag in flags:
+        if flag.get("code") in _RAW_NAME_FLAGS and (m := _RAW_NAME.search(flag["reason"])):
+            return bytes.fromhex(m[1])
+    return path.encode("utf-8")

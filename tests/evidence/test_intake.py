@@ -283,6 +283,55 @@ def test_a_custodians_checksum_list_is_checked_line_by_line(tmp_path, ingest):
     }
     assert "manifest_mismatch" in _flags(EvidenceItem.objects.get(original_path="b.jpg"))
     assert batch.custodian_manifest.sha256 == sha256(listing.read_bytes())
+    assert batch.flagged == 1  # b.jpg, flagged by the list
+
+
+def test_ingest_says_what_the_custodians_list_found(tmp_path, ingest):
+    a, b, c = jpeg_bytes(20), jpeg_bytes(21), jpeg_bytes(22)
+    write(tmp_path / "m" / "a.jpg", a)
+    write(tmp_path / "m" / "b.jpg", b)
+    write(tmp_path / "m" / "c.jpg", c)
+    listing = tmp_path / "SHA256SUMS"
+    listing.write_text(f"{sha256(a)}  a.jpg\n{'0' * 64}  b.jpg\n{sha256(b'gone')} *lost.jpg\n")
+
+    code, out, err = ingest(tmp_path / "m", "--manifest", str(listing))
+    assert code == 0, err
+    refs = dict(EvidenceItem.objects.values_list("original_path", "reference"))
+    assert ", 1 flagged," in out  # the mismatch
+    assert (
+        "custodian's list: 1 match, 1 MISMATCH, 1 listed but not received, "
+        "1 received but not listed"
+    ) in out
+    mismatch = f"MISMATCH: b.jpg: sha256 listed {'0' * 64}, received {sha256(b)}"
+    assert f"{mismatch} ({refs['b.jpg']})" in out
+    assert "listed, not received: lost.jpg" in out
+    assert f"received, not listed: c.jpg ({refs['c.jpg']})" in out
+
+    code, out, err = ingest(tmp_path / "m", "--manifest", str(listing), "--json")  # a re-run
+    summary = json.loads(out)
+    assert summary["flagged"] == 1
+    assert summary["custodian_manifest"] == {
+        "match": [
+            {
+                "path": "a.jpg",
+                "item": refs["a.jpg"],
+                "algorithm": "sha256",
+                "expected": sha256(a),
+                "actual": sha256(a),
+            }
+        ],
+        "mismatch": [
+            {
+                "path": "b.jpg",
+                "item": refs["b.jpg"],
+                "algorithm": "sha256",
+                "expected": "0" * 64,
+                "actual": sha256(b),
+            }
+        ],
+        "missing": ["lost.jpg"],
+        "unlisted": [{"path": "c.jpg", "item": refs["c.jpg"]}],
+    }
 
 
 def test_an_md5_list_makes_intake_compute_md5_too(tmp_path, ingest):

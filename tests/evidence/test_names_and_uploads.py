@@ -70,6 +70,30 @@ def test_a_file_named_in_an_old_windows_code_page_is_stored_flagged_and_rerun_sa
     assert EvidenceItem.objects.count() == 3 and IntakeBatch.objects.count() == 1
 
 
+def test_a_name_that_is_not_utf8_is_matched_against_the_custodians_list_by_its_bytes(
+    tmp_path, ingest
+):
+    medium = tmp_path / "usb"
+    raw = PHOTO.encode("cp1256")
+    data = jpeg_bytes(7)
+    medium.mkdir()
+    Path(os.fsdecode(os.fsencode(medium) + b"/" + raw)).write_bytes(data)
+    listing = tmp_path / "SHA256SUMS"  # sha256sum run on the same Windows PC: the same bytes
+    listing.write_bytes(sha256(data).encode() + b"  " + raw + b"\n")
+
+    code, out, err = ingest(medium, "--manifest", str(listing), "--json")
+    assert code == 0, err
+    shown = raw.decode("utf-8", "backslashreplace")
+    entries = IntakeBatch.objects.get().manifest_entries.values_list("path", "result")
+    assert list(entries) == [(shown, "match")]
+    checked = json.loads(out)["custodian_manifest"]
+    assert [e["path"] for e in checked["match"]] == [shown]
+    assert checked["missing"] == checked["unlisted"] == []
+    # the custodian's list is kept as it came, byte for byte
+    stored = IntakeBatch.objects.get().custodian_manifest
+    assert stored.sha256 == sha256(listing.read_bytes())
+
+
 def test_a_folder_named_in_a_code_page_flags_the_files_in_it(tmp_path, ingest):
     medium = tmp_path / "usb"
     folder = Path(os.fsdecode(os.fsencode(medium) + b"/" + "حلب".encode("cp1256")))
