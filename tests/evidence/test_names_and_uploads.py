@@ -328,9 +328,6 @@ def test_two_uploaded_zips_with_the_same_name_are_both_taken_in(
 def test_an_uploaded_zip_bomb_or_broken_zip_is_kept_whole_and_the_rest_goes_on(
     client, cast, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from evidence.intake import sources
-
-    monkeypatch.setattr(sources, "ZIP_WHOLE_RATIO_FROM", 1 << 20)  # 1 MiB, for a quick test
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for n in range(300):  # each member small; together they expand over 200:1
@@ -359,6 +356,50 @@ def test_an_uploaded_zip_bomb_or_broken_zip_is_kept_whole_and_the_rest_goes_on(
     assert "BadZipFile" in problems["broken.zip/"]["reason"]
     page = client.get(batch.get_absolute_url()).content.decode()
     assert "as a whole" in page
+
+
+def test_an_uploaded_zip_of_many_small_members_is_kept_whole_and_its_staged_copy_cleared(
+    client, cast, django_capture_on_commit_callbacks
+):
+    from evidence.intake.staging import staging_dir
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n in range(300):  # 300 distinct members of 1 MiB: a ZIP of some 300 KB
+            zf.writestr(f"{n:03d}.bin", n.to_bytes(2) * (1 << 19))
+    bomb = buffer.getvalue()
+    assert len(bomb) < 400_000
+    batch = _upload(
+        client,
+        cast,
+        django_capture_on_commit_callbacks,
+        [("many.zip", bomb), ("photo.jpg", jpeg_bytes(15))],
+    )
+    got = dict(batch.items.values_list("original_path", "original__sha256"))
+    assert got == {"many.zip": sha256(bomb), "photo.jpg": sha256(jpeg_bytes(15))}
+    assert (batch.status, batch.failed) == ("incomplete", 1)
+    assert "as a whole" in batch.problems[0]["reason"]
+    store = evidence_storage().root
+    written = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
+    assert written < 2 * len(bomb)  # the archive itself, a photo and its thumbnail
+    assert not staging_dir(batch).exists()  # nothing left that a resume could take in
+
+
+def test_an_upload_that_could_not_be_stored_keeps_its_staged_copies(
+    client, cast, django_capture_on_commit_callbacks, monkeypatch
+):
+    from evidence.intake import steps
+    from evidence.intake.staging import staging_dir
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(16)})
+    monkeypatch.setattr(steps, "_read_and_store", full_disk)
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    ingest_staged_batch.call(batch.pk, cast.investigator.pk)
+    batch.refresh_from_db()
+    assert batch.failed and (staging_dir(batch) / "names.json").is_file()
 
 
 # --- a worker killed mid-batch -------------------------------------------------------
