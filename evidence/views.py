@@ -20,6 +20,7 @@ from .forms import IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
 from .models import Derivative, EvidenceItem, IntakeBatch
+from .names import download_name
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
@@ -228,7 +229,7 @@ def download(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
     response = FileResponse(
         fh,  # the very file just verified; FileResponse closes it
         as_attachment=True,
-        filename=item.original_filename,
+        filename=download_name(item.original_filename, fallback=item.reference),
         content_type="application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"

@@ -538,3 +538,60 @@ def test_a_run_that_finds_its_batch_done_under_other_names_once_claimed_gives_it
     batch.refresh_from_db()
     assert (batch.status, batch.claimed_by, batch.heartbeat_at) == before
     assert batch.name_encoding == "cp720" and EvidenceItem.objects.count() == 1
+
+
+# --- bidirectional controls in names ----------------------------------------------------
+
+SPOOF = "IMG\u202egpj.exe"  # shows as "IMGexe.jpg": an executable posing as a photo
+
+
+def test_a_name_with_bidi_controls_is_kept_flagged_shown_escaped_and_never_downloaded_as_is(
+    client, cast, django_capture_on_commit_callbacks
+):
+    import re
+
+    from evidence.names import BIDI_CONTROLS
+
+    photo = "DCIM/\u2067\u0635\u0648\u0631\u0629\u2069.jpg"
+    archive = _zip_bytes({SPOOF: b"MZ\x90\x00 not a photo", photo: jpeg_bytes(31)})
+    # (the browser's own name of an upload loses such characters on its way in: Django
+    # keeps printable ones only; the members of a ZIP keep theirs)
+    batch = _upload(client, cast, django_capture_on_commit_callbacks, [("drive.zip", archive)])
+    items = {i.original_path: i for i in batch.items.all()}
+    spoof = items[f"drive.zip/{SPOOF}"]  # kept in the record exactly as it was
+    assert spoof.original_filename == SPOOF and spoof.is_flagged
+    assert "IMG<U+202E>gpj.exe" in _flags(spoof)["filename_bidi_control"]
+    member = items[f"drive.zip/{photo}"]
+    assert "filename_bidi_control" in _flags(member)
+    assert _flags(items["drive.zip"]) == {}
+
+    client.force_login(cast.lawyer)
+    pages = [
+        client.get(spoof.get_absolute_url()),
+        client.get(member.get_absolute_url()),
+        client.get(reverse("evidence:gallery", args=[cast.case.reference])),
+    ]
+    client.force_login(cast.investigator)
+    pages.append(client.get(batch.get_absolute_url()))
+    for response in pages:
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert not BIDI_CONTROLS & set(html), response.request["PATH_INFO"]
+    assert "IMG&lt;U+202E&gt;gpj.exe" in pages[0].content.decode()
+    assert "&lt;U+2067&gt;صورة&lt;U+2069&gt;.jpg" in pages[1].content.decode()
+
+    client.force_login(cast.lawyer)
+    response = client.get(reverse("evidence:download", args=[cast.case.reference, spoof.reference]))
+    assert response.status_code == 200
+    disposition = response["Content-Disposition"]
+    assert 'filename="IMGgpj.exe"' in disposition  # it reads as what it is
+    assert not re.search("%E2%80%AE|\u202e", disposition)
+    assert b"".join(response.streaming_content) == b"MZ\x90\x00 not a photo"
+
+
+def test_a_folder_file_named_with_a_bidi_override_is_flagged_too(tmp_path, ingest):
+    write(tmp_path / "usb" / SPOOF, b"MZ")
+    write(tmp_path / "usb" / "plain.jpg", jpeg_bytes(32))
+    assert ingest(tmp_path / "usb")[0] == 0
+    assert "filename_bidi_control" in _flags(EvidenceItem.objects.get(original_path=SPOOF))
+    assert _flags(EvidenceItem.objects.get(original_path="plain.jpg")) == {}
