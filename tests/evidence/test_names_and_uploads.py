@@ -94,6 +94,19 @@ def test_a_name_that_is_not_utf8_is_matched_against_the_custodians_list_by_its_b
     assert stored.sha256 == sha256(listing.read_bytes())
 
 
+def test_a_zip_member_named_in_an_unknown_code_page_matches_the_list_by_its_bytes(tmp_path, ingest):
+    raw, data = PHOTO.encode("cp720"), jpeg_bytes(8)
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(raw, data)])
+    listing = tmp_path / "SHA256SUMS"  # made on the PC that wrote the ZIP: the same bytes
+    listing.write_bytes(sha256(data).encode() + b"  " + raw + b"\n")
+    code, _, err = ingest(archive, "--manifest", str(listing))
+    assert code == 0, err
+    item = EvidenceItem.objects.get()
+    assert "filename_encoding_unknown" in _flags(item)  # no encoding given: shown as cp437
+    entries = IntakeBatch.objects.get().manifest_entries.values_list("path", "result", "item")
+    assert list(entries) == [(item.original_path, "match", item.pk)]
+
+
 def test_a_folder_named_in_a_code_page_flags_the_files_in_it(tmp_path, ingest):
     medium = tmp_path / "usb"
     folder = Path(os.fsdecode(os.fsencode(medium) + b"/" + "حلب".encode("cp1256")))
