@@ -5,14 +5,14 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog, set_language
 from django_otp_webauthn import views as webauthn_views
 
-from . import access_views, accounts, views, webauthn
+from . import access_views, accounts, converters, views, webauthn  # noqa: F401
 
 app_patterns = (
     [
         path("cases/", views.case_list, name="case_list"),
-        path("cases/<str:ref>/", views.case_detail, name="case_detail"),
+        path("cases/<text:ref>/", views.case_detail, name="case_detail"),
         path(
-            "cases/<str:ref>/audit/<str:target_type>/<str:target_id>/",
+            "cases/<text:ref>/audit/<text:target_type>/<text:target_id>/",
             views.case_target_audit,
             name="case_target_audit",
         ),

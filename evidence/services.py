@@ -22,6 +22,7 @@ from casefiles.bulk import insert_rows
 
 from .custody_events import record_custody
 from .intake.payload import IntakeResult
+from .intake.sources import manifest_name_bytes, recorded_name_bytes
 from .intake.steps import TOOL, taken_date
 from .models import (
     CustodyEvent,
@@ -208,21 +209,50 @@ def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:
     return True
 
 
+def _start_time(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, from /proc), "" where unknown:
+    with its pid it names one process, not a later one given the same pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (command) "
+    return fields[19] if len(fields) > 19 else ""  # field 22 of stat: starttime
+
+
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """Who claims a batch: this host, this process and when it started."""
+    pid = os.getpid()
+    start = _start_time(pid)
+    return f"{socket.gethostname()}:{pid}" + (f"@{start}" if start else "")
+
+
+_OWNER = re.compile(r"(?P<host>.*):(?P<pid>[0-9]+)(?:@(?P<start>[0-9]+))?")
 
 
 def _owner_alive(owner: str) -> bool:
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
+    """False only when the owner is known dead: a process of this host that is gone, or
+    whose pid now belongs to a process started later (the pid was reused)."""
+    match = _OWNER.fullmatch(owner)
+    if match is None or match["host"] != socket.gethostname():
         return True  # another machine: trust its lease
+    pid = int(match["pid"])
     try:
-        os.kill(int(pid), 0)
+        os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass
+    if match["start"] and (start := _start_time(pid)) and start != match["start"]:
+        return False  # the pid now names another process
     return True
+
+
+def owner_known_dead(owner: str) -> bool:
+    """Whether a batch's claim was left by a process of this host that is no longer
+    running: its batch can be taken over at once, however fresh its heartbeat."""
+    match = _OWNER.fullmatch(owner)
+    return match is not None and match["host"] == socket.gethostname() and not _owner_alive(owner)
 
 
 def claim_batch(batch: IntakeBatch) -> bool:
@@ -233,8 +263,9 @@ def claim_batch(batch: IntakeBatch) -> bool:
     now = timezone.now()
     fresh = IntakeBatch.objects.filter(pk=batch.pk).values("claimed_by", "heartbeat_at").get()
     owner = fresh["claimed_by"]
-    same_host = owner.rpartition(":")[0] == socket.gethostname()
-    if same_host:  # a process here holds it for as long as it lives
+    match = _OWNER.fullmatch(owner)
+    if match is not None and match["host"] == socket.gethostname():
+        # a process here holds it for as long as it lives
         held = owner != _owner() and _owner_alive(owner)
     else:  # another machine holds it while its heartbeat is fresh
         held = bool(owner) and fresh["heartbeat_at"] and fresh["heartbeat_at"] > now - LEASE
@@ -485,8 +516,8 @@ def refresh_batch_counts(batch: IntakeBatch, problems: list[dict[str, str]], tot
     batch.refresh_from_db()
 
 
-def _store_text(text: str, media_type: str) -> StoredFile:
-    data = text.encode()
+def _store_text(text: str | bytes, media_type: str) -> StoredFile:
+    data = text.encode() if isinstance(text, str) else text
     written = evidence_storage().write_original([data])
     sf, _ = StoredFile.objects.get_or_create(
         sha256=written.sha256,
@@ -502,20 +533,23 @@ def finish_batch(
     problems: list[dict[str, str]],
     total: int,
     custodian_manifest: list[tuple[str, str, str]] | None = None,
-    custodian_manifest_text: str | None = None,
+    custodian_manifest_text: str | bytes | None = None,
 ) -> IntakeBatch:
     """Close a run: counts, the hashed intake manifest, the custodian list check, audit."""
     with transaction.atomic():
+        listed = None
+        if custodian_manifest is not None:  # its mismatches are flagged: counted below
+            listed = _store_text(custodian_manifest_text or "", "text/plain")
+            _check_custodian_manifest(batch, custodian_manifest)
         refresh_batch_counts(batch, problems, total)
+        if listed is not None:
+            batch.custodian_manifest = listed
         rows = batch.items.order_by("original_path", "source_key").values_list(
             "original_path", "original__size", "original__sha256"
         )
         lines = ["# sha256\tsize\tpath (escaped in paths: \\\\ \\t \\n \\r)"]
         lines += [f"{sha}\t{size}\t{_manifest_path(path)}" for path, size, sha in rows]
         batch.manifest = _store_text("\n".join(lines) + "\n", "text/tab-separated-values")
-        if custodian_manifest is not None:
-            batch.custodian_manifest = _store_text(custodian_manifest_text or "", "text/plain")
-            _check_custodian_manifest(batch, custodian_manifest)
         batch.status = IntakeBatch.Status.INCOMPLETE if batch.failed else IntakeBatch.Status.DONE
         batch.finished_at = timezone.now()
         batch.claimed_by = ""
@@ -547,16 +581,20 @@ def _manifest_path(path: str) -> str:
 
 
 def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, str]]) -> None:
+    """Each line of the custodian's list against what arrived, matched by the bytes of
+    the names (a name that is not UTF-8 on the medium is recorded with escapes)."""
     ManifestEntry.objects.filter(batch=batch).delete()  # recomputed on every run
     items = {
-        item.original_path.removeprefix("./"): item
+        recorded_name_bytes(item.original_path, item.flags).removeprefix(b"./"): item
         for item in batch.items.select_related("original")
     }
     entries, mismatched = [], []
     listed_paths = set()
-    for algorithm, expected, path in listed:
-        listed_paths.add(path)
-        item = items.get(path)
+    for algorithm, expected, name in listed:
+        key = manifest_name_bytes(name)
+        listed_paths.add(key)
+        path = key.decode("utf-8", "backslashreplace")  # as a database holds text
+        item = items.get(key)
         if item is None:
             entries.append(
                 ManifestEntry(
@@ -573,7 +611,7 @@ def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, s
         entries.append(
             ManifestEntry(
                 batch=batch,
-                path=path,
+                path=item.original_path.removeprefix("./"),
                 algorithm=algorithm,
                 expected=expected,
                 actual=actual,
@@ -583,12 +621,12 @@ def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, s
         )
         if not ok:
             mismatched.append((item, algorithm, expected, actual))
-    for path, item in items.items():
-        if path not in listed_paths:
+    for key, item in items.items():
+        if key not in listed_paths:
             entries.append(
                 ManifestEntry(
                     batch=batch,
-                    path=path,
+                    path=item.original_path.removeprefix("./"),
                     algorithm="",
                     actual=item.original.sha256,
                     item=item,

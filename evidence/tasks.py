@@ -44,8 +44,6 @@ def resume_staged_batches() -> list[int]:
         result.args_kwargs["args"][0]
         for result in DBTaskResult.objects.ready().filter(task_path=ingest_staged_batch.module_path)
     }
-    # A fresh heartbeat: its worker is alive (an old one may be too; the task checks).
-    alive_since = timezone.now() - services.LEASE
     unfinished = (
         IntakeBatch.objects.filter(
             source_root__startswith=PREFIX,
@@ -56,9 +54,21 @@ def resume_staged_batches() -> list[int]:
             ],
         )
         .exclude(pk__in=queued)
-        .exclude(status=IntakeBatch.Status.RUNNING, heartbeat_at__gt=alive_since)
         .order_by("pk")
     )
+    # A fresh heartbeat: its worker is alive (an old one may be too; the task checks),
+    # unless that worker ran on this host and is known dead (a quick restart).
+    alive_since = timezone.now() - services.LEASE
+    unfinished = [
+        batch
+        for batch in unfinished
+        if not (
+            batch.status == IntakeBatch.Status.RUNNING
+            and batch.heartbeat_at is not None
+            and batch.heartbeat_at > alive_since
+            and not services.owner_known_dead(batch.claimed_by)
+        )
+    ]
     resumed = []
     for batch in unfinished:
         if (staging_dir(batch) / "names.json").is_file():

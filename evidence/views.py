@@ -29,6 +29,7 @@ from .models import (
     IntakeBatch,
     ManifestEntry,
 )
+from .names import download_name
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
@@ -283,7 +284,7 @@ def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     response = FileResponse(
         fh,  # the very file just verified; FileResponse closes it
         as_attachment=True,
-        filename=item.original_filename,
+        filename=download_name(item.original_filename, fallback=item.reference),
         content_type="application/octet-stream",
     )
     response["X-Content-Type-Options"] = "nosniff"

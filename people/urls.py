@@ -1,16 +1,18 @@
 from django.urls import path
 
+import casefiles.converters  # noqa: F401 (registers the text converter)
+
 from . import views
 
 app_name = "people"
 
-_person = "cases/<str:ref>/people/<str:code>/"
-_testimony = "cases/<str:ref>/testimonies/<int:testimony_id>/"
+_person = "cases/<text:ref>/people/<text:code>/"
+_testimony = "cases/<text:ref>/testimonies/<int:testimony_id>/"
 
 urlpatterns = [
-    path("cases/<str:ref>/people/", views.people_list, name="people_list"),
-    path("cases/<str:ref>/people/new/", views.person_create, name="person_create"),
-    path("cases/<str:ref>/people/export.csv", views.people_export, name="people_export"),
+    path("cases/<text:ref>/people/", views.people_list, name="people_list"),
+    path("cases/<text:ref>/people/new/", views.person_create, name="person_create"),
+    path("cases/<text:ref>/people/export.csv", views.people_export, name="people_export"),
     path(_person, views.person_detail, name="person_detail"),
     path(f"{_person}reveal/", views.person_reveal, name="person_reveal"),
     path(f"{_person}relations/new/", views.relation_create, name="relation_create"),
@@ -20,7 +22,7 @@ urlpatterns = [
         views.consent_withdraw,
         name="consent_withdraw",
     ),
-    path("cases/<str:ref>/testimonies/new/", views.testimony_create, name="testimony_create"),
+    path("cases/<text:ref>/testimonies/new/", views.testimony_create, name="testimony_create"),
     path(_testimony, views.testimony_detail, name="testimony_detail"),
     path(f"{_testimony}versions/new/", views.version_create, name="version_create"),
     path(f"{_testimony}decide/", views.testimony_decide, name="testimony_decide"),

@@ -138,9 +138,7 @@ def run_intake(
         problems=problems,
         total=len(listing.files) + len(listing.problems),
         custodian_manifest=listed,
-        custodian_manifest_text=custodian_manifest.read_text(errors="replace")
-        if custodian_manifest
-        else None,
+        custodian_manifest_text=custodian_manifest.read_bytes() if custodian_manifest else None,
     )
     return RunReport(batch, written, time.monotonic() - started, len(done))
 

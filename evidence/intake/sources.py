@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import zipfile
@@ -29,7 +30,11 @@ ZIP_MAX_TOTAL = 4 << 40  # 4 TiB declared in all
 ZIP_MAX_MEMBER = 64 << 30  # 64 GiB for one member
 ZIP_MAX_RATIO = 200  # uncompressed / compressed, for members over ZIP_RATIO_FROM
 ZIP_RATIO_FROM = 1 << 20
-ZIP_WHOLE_RATIO_FROM = 1 << 30  # the archive-wide ratio counts from 1 GiB declared
+# The whole archive: what it declares, against its own size, from the first byte. Real
+# archives expand little (photos, video, office files about 1:1; text a few times); many
+# small members of a bomb each stay under the per-member floor, but not under this.
+ZIP_MAX_WHOLE_RATIO = 100
+ZIP_WHOLE_FLOOR = 8 << 20  # an archive declaring no more than 8 MiB in all passes
 ZIP_UTF8_FLAG = 0x800  # general purpose bit 11: the member's name is UTF-8
 
 Flags = tuple[tuple[str, str], ...]
@@ -149,9 +154,13 @@ def list_zip(path: Path, store_root: Path | None = None, encoding: str | None = 
     if total > ZIP_MAX_TOTAL:
         raise ValueError(f"ZIP declares {total:,} bytes uncompressed (limit {ZIP_MAX_TOTAL:,})")
     # Many small, highly compressed members are a bomb too: judge the archive as a whole.
-    whole = total / max(path.stat().st_size, 1)
-    if total > ZIP_WHOLE_RATIO_FROM and whole > ZIP_MAX_RATIO:
-        raise ValueError(f"ZIP expands {whole:,.0f}:1 as a whole (limit {ZIP_MAX_RATIO}:1)")
+    size = max(path.stat().st_size, 1)
+    if total > max(ZIP_WHOLE_FLOOR, ZIP_MAX_WHOLE_RATIO * size):
+        raise ValueError(
+            f"ZIP of {size:,} bytes declares {total:,} bytes uncompressed: it expands "
+            f"{total / size:,.0f}:1 as a whole (limit {ZIP_MAX_WHOLE_RATIO}:1 beyond "
+            f"{ZIP_WHOLE_FLOOR:,} bytes)"
+        )
     free = shutil.disk_usage(store_root).free if store_root else None
     if free is not None and total > free:
         raise ValueError(f"ZIP declares {total:,} bytes; the store has {free:,} free")
@@ -222,16 +231,46 @@ def file_sha256(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+_HEX = set(b"0123456789abcdef")
+
+
 def iter_manifest(path: Path) -> Iterator[tuple[str, str, str]]:
-    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list."""
+    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list.
+
+    A name is kept as the bytes the list holds (read as UTF-8 where it is, otherwise with
+    its other bytes as surrogates, undone by ``manifest_name_bytes``): a file whose name
+    on the medium is not UTF-8 is matched against the list by those bytes."""
     algorithms = {32: "md5", 40: "sha1", 64: "sha256"}
-    for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    for raw in path.read_bytes().splitlines():
         line = raw.strip()
-        if not line or line.startswith("#"):
+        if not line or line.startswith(b"#"):
             continue
-        digest, _, name = line.partition(" ")
-        name = name.lstrip(" ").removeprefix("*")
+        digest, _, name = line.partition(b" ")
+        name = name.lstrip(b" ").removeprefix(b"*")
         algorithm = algorithms.get(len(digest))
-        if algorithm is None or not name:
-            raise ValueError(f"not a checksum line: {raw!r}")
-        yield algorithm, digest.lower(), name.removeprefix("./")
+        if algorithm is None or not name or not set(digest.lower()) <= _HEX:
+            shown = raw.decode("utf-8", "backslashreplace")
+            raise ValueError(f"not a checksum line: {shown!r}")
+        yield (
+            algorithm,
+            digest.decode("ascii").lower(),
+            name.removeprefix(b"./").decode("utf-8", "surrogateescape"),
+        )
+
+
+def manifest_name_bytes(name: str) -> bytes:
+    """The bytes of a name read by ``iter_manifest``."""
+    return name.encode("utf-8", "surrogateescape")
+
+
+_RAW_NAME = re.compile(r"raw bytes \(hex\): ([0-9a-f]*)")
+_RAW_NAME_FLAGS = ("filename_not_utf8", "filename_encoding_unknown")
+
+
+def recorded_name_bytes(path: str, flags: list[dict[str, str]]) -> bytes:
+    """The bytes of an item's path on the medium: those its name flag keeps, where the
+    recorded path shows them escaped; otherwise the recorded path in UTF-8."""
+    for flag in flags:
+        if flag.get("code") in _RAW_NAME_FLAGS and (m := _RAW_NAME.search(flag["reason"])):
+            return bytes.fromhex(m[1])
+    return path.encode("utf-8")

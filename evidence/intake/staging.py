@@ -60,10 +60,30 @@ def listing_for(batch) -> Listing:
 
 
 def clear_staging(batch) -> None:
-    """Staged copies go once every file is in the store; kept if any could not be."""
-    batch.refresh_from_db(fields=["failed", "status"])
-    if batch.failed == 0 and batch.status == batch.Status.DONE:
-        shutil.rmtree(staging_dir(batch), ignore_errors=True)
+    """Staged copies go once every file is in the store, or once what is not could never
+    be: each upload itself is stored, and what failed was refused by the listing (a ZIP
+    bomb, an unreadable archive, a member over the limits), which a resume would only
+    refuse again. Kept while anything failed that a resume may still take in."""
+    batch.refresh_from_db(fields=["failed", "status", "problems"])
+    if batch.status not in (batch.Status.DONE, batch.Status.INCOMPLETE):
+        return
+    if batch.failed and not _only_refusals_left(batch):
+        return
+    shutil.rmtree(staging_dir(batch), ignore_errors=True)
+
+
+def _only_refusals_left(batch) -> bool:
+    try:
+        listing = listing_for(batch)
+    except OSError:
+        return False
+    refused = [p for p in listing.problems if p["kind"] == "failed"]
+    failed = [p for p in batch.problems if p["kind"] == "failed"]
+    if any(p not in refused for p in failed):
+        return False  # an upload or a member could not be stored: a resume may
+    uploads = {s.key for s in listing.files if s.zip_path is None}
+    done = set(batch.items.filter(source_key__in=uploads).values_list("source_key", flat=True))
+    return done == uploads
 
 
 def is_small(uploads) -> bool:

@@ -27,6 +27,7 @@ from PIL import Image
 
 from evidence.originals import CHUNK, WriteOnceStore, derivative_key, original_key
 
+from ..names import bidi_flag
 from .payload import IntakeResult, SourceFile, Thumbnail
 
 DECODE_LIMIT = 256 << 20  # files up to this size are kept in memory for decoding
@@ -623,6 +624,8 @@ def _start(
 ) -> tuple[IntakeResult, Future[bool] | None]:
     """Read, hash and describe one source; its original may still be being written."""
     result = IntakeResult(source=source, flags=[dict(code=c, reason=r) for c, r in source.flags])
+    if flag := bidi_flag(source.path):
+        result.flags.append(flag)
     writer = None
     try:
         data, writer = _read_and_store(source, storage, result, extra)

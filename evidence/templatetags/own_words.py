@@ -3,6 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
+from ..names import shown_name as _shown_name
 from ..services import OWN_NUMBERED, OWN_WORDS
 
 register = template.Library()
@@ -17,3 +18,10 @@ def own_words(text: str) -> str:
         if found := pattern.fullmatch(text):
             return gettext(words) % found.groupdict()
     return text
+
+
+@register.filter
+def shown_name(text: str) -> str:
+    """A file or member name with its bidi controls written out (``<U+202E>``), so it
+    cannot read as another name (``IMG<U+202E>gpj.exe`` as a JPEG)."""
+    return _shown_name(str(text))

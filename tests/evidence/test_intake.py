@@ -252,17 +252,17 @@ def test_a_zip_bomb_member_is_refused_and_the_run_says_so(tmp_path, ingest):
     archive = tmp_path / "bomb.zip"
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("ok.jpg", jpeg_bytes(14))
-        with zf.open("zeros.bin", "w", force_zip64=True) as member:
-            chunk = b"\x00" * (1 << 20)
-            for _ in range(300):  # 300 MB of zeros, a few hundred KB compressed
-                member.write(chunk)
-    assert archive.stat().st_size < 2 << 20
+        zf.writestr("noise.bin", os.urandom(256 << 10))  # the archive as a whole: under 100:1
+        zf.writestr("zeros.bin", b"\x00" * (12 << 20))  # 12 MiB of zeros, some 12 KB compressed
     code, _out, err = ingest(archive, "--json")
     assert code == 2  # a file could not be stored
     assert "compression ratio" in err
-    assert EvidenceItem.objects.get().original_path == "ok.jpg"
+    assert set(EvidenceItem.objects.values_list("original_path", flat=True)) == {
+        "ok.jpg",
+        "noise.bin",
+    }
     batch = IntakeBatch.objects.get()
-    assert (batch.failed, batch.stored, batch.status) == (1, 1, "incomplete")
+    assert (batch.failed, batch.stored, batch.status) == (1, 2, "incomplete")
 
 
 def test_a_custodians_checksum_list_is_checked_line_by_line(tmp_path, ingest):
@@ -283,6 +283,55 @@ def test_a_custodians_checksum_list_is_checked_line_by_line(tmp_path, ingest):
     }
     assert "manifest_mismatch" in _flags(EvidenceItem.objects.get(original_path="b.jpg"))
     assert batch.custodian_manifest.sha256 == sha256(listing.read_bytes())
+    assert batch.flagged == 1  # b.jpg, flagged by the list
+
+
+def test_ingest_says_what_the_custodians_list_found(tmp_path, ingest):
+    a, b, c = jpeg_bytes(20), jpeg_bytes(21), jpeg_bytes(22)
+    write(tmp_path / "m" / "a.jpg", a)
+    write(tmp_path / "m" / "b.jpg", b)
+    write(tmp_path / "m" / "c.jpg", c)
+    listing = tmp_path / "SHA256SUMS"
+    listing.write_text(f"{sha256(a)}  a.jpg\n{'0' * 64}  b.jpg\n{sha256(b'gone')} *lost.jpg\n")
+
+    code, out, err = ingest(tmp_path / "m", "--manifest", str(listing))
+    assert code == 0, err
+    refs = dict(EvidenceItem.objects.values_list("original_path", "reference"))
+    assert ", 1 flagged," in out  # the mismatch
+    assert (
+        "custodian's list: 1 match, 1 MISMATCH, 1 listed but not received, "
+        "1 received but not listed"
+    ) in out
+    mismatch = f"MISMATCH: b.jpg: sha256 listed {'0' * 64}, received {sha256(b)}"
+    assert f"{mismatch} ({refs['b.jpg']})" in out
+    assert "listed, not received: lost.jpg" in out
+    assert f"received, not listed: c.jpg ({refs['c.jpg']})" in out
+
+    code, out, err = ingest(tmp_path / "m", "--manifest", str(listing), "--json")  # a re-run
+    summary = json.loads(out)
+    assert summary["flagged"] == 1
+    assert summary["custodian_manifest"] == {
+        "match": [
+            {
+                "path": "a.jpg",
+                "item": refs["a.jpg"],
+                "algorithm": "sha256",
+                "expected": sha256(a),
+                "actual": sha256(a),
+            }
+        ],
+        "mismatch": [
+            {
+                "path": "b.jpg",
+                "item": refs["b.jpg"],
+                "algorithm": "sha256",
+                "expected": "0" * 64,
+                "actual": sha256(b),
+            }
+        ],
+        "missing": ["lost.jpg"],
+        "unlisted": [{"path": "c.jpg", "item": refs["c.jpg"]}],
+    }
 
 
 def test_an_md5_list_makes_intake_compute_md5_too(tmp_path, ingest):
@@ -491,10 +540,7 @@ def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
     assert services.claim_batch(batch)  # its owner died: taken over
 
 
-def test_a_zip_of_many_small_bombs_is_refused_as_a_whole(tmp_path, ingest, monkeypatch):
-    from evidence.intake import sources
-
-    monkeypatch.setattr(sources, "ZIP_WHOLE_RATIO_FROM", 1 << 20)  # 1 MiB, for a quick test
+def test_a_zip_of_many_small_bombs_is_refused_as_a_whole(tmp_path, ingest):
     archive = tmp_path / "many.zip"
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for n in range(300):  # each member under the per-member floor; together >200:1
@@ -502,6 +548,51 @@ def test_a_zip_of_many_small_bombs_is_refused_as_a_whole(tmp_path, ingest, monke
     code, _out, err = ingest(archive)
     assert code != 0 and "as a whole" in err
     assert not EvidenceItem.objects.exists()
+
+
+def _store_bytes() -> int:
+    return sum(f.stat().st_size for f in evidence_storage().root.rglob("*") if f.is_file())
+
+
+def test_a_small_zip_of_many_distinct_one_mib_members_writes_nothing_of_them(tmp_path, ingest):
+    archive = tmp_path / "many.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n in range(300):  # each 1 MiB, none over the per-member floor, each different
+            zf.writestr(f"{n:03d}.bin", n.to_bytes(2) * (1 << 19))
+    assert archive.stat().st_size < 400_000  # some 300 MiB declared inside
+
+    code, _out, err = ingest(archive)
+    assert code != 0 and "expands" in err and "as a whole" in err
+    assert not EvidenceItem.objects.exists()
+    assert _store_bytes() == 0  # no member written
+
+
+def _photo(seed: int) -> bytes:
+    """A camera's JPEG: detail everywhere, so the ZIP around it hardly compresses it."""
+    import random
+
+    grain = Image.frombytes("RGB", (320, 240), random.Random(seed).randbytes(320 * 240 * 3))
+    out = io.BytesIO()
+    grain.save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+def test_a_zip_of_photos_expanding_about_one_to_one_is_taken_in(tmp_path, ingest, monkeypatch):
+    from evidence.intake import sources
+
+    monkeypatch.setattr(sources, "ZIP_WHOLE_FLOOR", 0)  # the ratio alone decides
+    photos = {f"DCIM/IMG_{n:04d}.JPG": _photo(200 + n) for n in range(12)}
+    archive = tmp_path / "photos.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name, data in photos.items():
+            zf.writestr(name, data)
+    assert sum(map(len, photos.values())) < 1.05 * archive.stat().st_size  # about 1:1
+
+    code, out, err = ingest(archive, "--json")
+    assert code == 0, err
+    assert json.loads(out)["stored"] == 12
+    got = dict(EvidenceItem.objects.values_list("original_path", "original__sha256"))
+    assert got == {name: sha256(data) for name, data in photos.items()}
 
 
 def test_the_csv_metadata_export_never_hands_a_spreadsheet_a_formula(

@@ -70,6 +70,43 @@ def test_a_file_named_in_an_old_windows_code_page_is_stored_flagged_and_rerun_sa
     assert EvidenceItem.objects.count() == 3 and IntakeBatch.objects.count() == 1
 
 
+def test_a_name_that_is_not_utf8_is_matched_against_the_custodians_list_by_its_bytes(
+    tmp_path, ingest
+):
+    medium = tmp_path / "usb"
+    raw = PHOTO.encode("cp1256")
+    data = jpeg_bytes(7)
+    medium.mkdir()
+    Path(os.fsdecode(os.fsencode(medium) + b"/" + raw)).write_bytes(data)
+    listing = tmp_path / "SHA256SUMS"  # sha256sum run on the same Windows PC: the same bytes
+    listing.write_bytes(sha256(data).encode() + b"  " + raw + b"\n")
+
+    code, out, err = ingest(medium, "--manifest", str(listing), "--json")
+    assert code == 0, err
+    shown = raw.decode("utf-8", "backslashreplace")
+    entries = IntakeBatch.objects.get().manifest_entries.values_list("path", "result")
+    assert list(entries) == [(shown, "match")]
+    checked = json.loads(out)["custodian_manifest"]
+    assert [e["path"] for e in checked["match"]] == [shown]
+    assert checked["missing"] == checked["unlisted"] == []
+    # the custodian's list is kept as it came, byte for byte
+    stored = IntakeBatch.objects.get().custodian_manifest
+    assert stored.sha256 == sha256(listing.read_bytes())
+
+
+def test_a_zip_member_named_in_an_unknown_code_page_matches_the_list_by_its_bytes(tmp_path, ingest):
+    raw, data = PHOTO.encode("cp720"), jpeg_bytes(8)
+    archive = _zip_without_utf8_flag(tmp_path / "drive.zip", [(raw, data)])
+    listing = tmp_path / "SHA256SUMS"  # made on the PC that wrote the ZIP: the same bytes
+    listing.write_bytes(sha256(data).encode() + b"  " + raw + b"\n")
+    code, _, err = ingest(archive, "--manifest", str(listing))
+    assert code == 0, err
+    item = EvidenceItem.objects.get()
+    assert "filename_encoding_unknown" in _flags(item)  # no encoding given: shown as cp437
+    entries = IntakeBatch.objects.get().manifest_entries.values_list("path", "result", "item")
+    assert list(entries) == [(item.original_path, "match", item.pk)]
+
+
 def test_a_folder_named_in_a_code_page_flags_the_files_in_it(tmp_path, ingest):
     medium = tmp_path / "usb"
     folder = Path(os.fsdecode(os.fsencode(medium) + b"/" + "حلب".encode("cp1256")))
@@ -304,9 +341,6 @@ def test_two_uploaded_zips_with_the_same_name_are_both_taken_in(
 def test_an_uploaded_zip_bomb_or_broken_zip_is_kept_whole_and_the_rest_goes_on(
     client, cast, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from evidence.intake import sources
-
-    monkeypatch.setattr(sources, "ZIP_WHOLE_RATIO_FROM", 1 << 20)  # 1 MiB, for a quick test
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for n in range(300):  # each member small; together they expand over 200:1
@@ -335,6 +369,50 @@ def test_an_uploaded_zip_bomb_or_broken_zip_is_kept_whole_and_the_rest_goes_on(
     assert "BadZipFile" in problems["broken.zip/"]["reason"]
     page = client.get(batch.get_absolute_url()).content.decode()
     assert "as a whole" in page
+
+
+def test_an_uploaded_zip_of_many_small_members_is_kept_whole_and_its_staged_copy_cleared(
+    client, cast, django_capture_on_commit_callbacks
+):
+    from evidence.intake.staging import staging_dir
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for n in range(300):  # 300 distinct members of 1 MiB: a ZIP of some 300 KB
+            zf.writestr(f"{n:03d}.bin", n.to_bytes(2) * (1 << 19))
+    bomb = buffer.getvalue()
+    assert len(bomb) < 400_000
+    batch = _upload(
+        client,
+        cast,
+        django_capture_on_commit_callbacks,
+        [("many.zip", bomb), ("photo.jpg", jpeg_bytes(15))],
+    )
+    got = dict(batch.items.values_list("original_path", "original__sha256"))
+    assert got == {"many.zip": sha256(bomb), "photo.jpg": sha256(jpeg_bytes(15))}
+    assert (batch.status, batch.failed) == ("incomplete", 1)
+    assert "as a whole" in batch.problems[0]["reason"]
+    store = evidence_storage().root
+    written = sum(f.stat().st_size for f in store.rglob("*") if f.is_file())
+    assert written < 2 * len(bomb)  # the archive itself, a photo and its thumbnail
+    assert not staging_dir(batch).exists()  # nothing left that a resume could take in
+
+
+def test_an_upload_that_could_not_be_stored_keeps_its_staged_copies(
+    client, cast, django_capture_on_commit_callbacks, monkeypatch
+):
+    from evidence.intake import steps
+    from evidence.intake.staging import staging_dir
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(16)})
+    monkeypatch.setattr(steps, "_read_and_store", full_disk)
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    ingest_staged_batch.call(batch.pk, cast.investigator.pk)
+    batch.refresh_from_db()
+    assert batch.failed and (staging_dir(batch) / "names.json").is_file()
 
 
 # --- a worker killed mid-batch -------------------------------------------------------
@@ -391,6 +469,69 @@ def test_a_task_queued_twice_leaves_a_batch_a_live_worker_holds_alone(
     assert not batch.items.exists()
 
 
+def _claimed_just_now(batch: IntakeBatch, owner: str) -> None:
+    """What a worker killed a second ago leaves: its batch claimed, its heartbeat fresh."""
+    from django.utils import timezone
+
+    IntakeBatch.objects.filter(pk=batch.pk).update(
+        status="running", claimed_by=owner, heartbeat_at=timezone.now()
+    )
+    DBTaskResult.objects.update(status="RUNNING")
+
+
+def test_a_quick_restart_queues_again_at_once_a_batch_whose_worker_here_is_dead(
+    client, cast, django_capture_on_commit_callbacks, capsys
+):
+    import signal
+    import socket
+    import subprocess
+
+    from django.core.management import call_command
+
+    from evidence import services
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(23)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    worker = subprocess.Popen(["sleep", "60"])  # a db_worker of this host...
+    owner = f"{socket.gethostname()}:{worker.pid}@{services._start_time(worker.pid)}"
+    _claimed_just_now(batch, owner)
+    call_command("resume_batches")  # ...alive, within its lease: left to it
+    assert "0 batch(es)" in capsys.readouterr().out
+    worker.send_signal(signal.SIGKILL)  # ...killed, the machine restarted a moment later
+    worker.wait()
+
+    call_command("resume_batches")
+    assert f"1 batch(es) queued again: {batch.pk}" in capsys.readouterr().out
+    ingest_staged_batch.call(batch.pk, cast.investigator.pk)
+    batch.refresh_from_db()
+    assert (batch.status, batch.stored, batch.claimed_by) == ("done", 2, "")
+
+
+def test_a_worker_pid_now_used_by_another_process_counts_as_dead(
+    client, cast, django_capture_on_commit_callbacks, capsys
+):
+    import socket
+
+    from django.core.management import call_command
+
+    from evidence import services
+
+    archive = _zip_bytes({"a.jpg": jpeg_bytes(24)})
+    batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
+    started = int(services._start_time(1))
+    # The process of pid 1, claiming the batch a moment ago: left to it.
+    _claimed_just_now(batch, f"{socket.gethostname()}:1@{started}")
+    call_command("resume_batches")
+    assert "0 batch(es)" in capsys.readouterr().out
+    assert not services.claim_batch(batch)
+
+    # pid 1 lives, but it is not the process that claimed the batch: that one started later
+    _claimed_just_now(batch, f"{socket.gethostname()}:1@{started + 1}")
+    call_command("resume_batches")
+    assert f"1 batch(es) queued again: {batch.pk}" in capsys.readouterr().out
+    assert ingest_staged_batch.call(batch.pk, cast.investigator.pk) == 2  # the ZIP, its photo
+
+
 def test_a_run_that_finds_its_batch_done_under_other_names_once_claimed_gives_it_back(
     tmp_path, ingest, taker
 ):
@@ -410,3 +551,60 @@ def test_a_run_that_finds_its_batch_done_under_other_names_once_claimed_gives_it
     batch.refresh_from_db()
     assert (batch.status, batch.claimed_by, batch.heartbeat_at) == before
     assert batch.name_encoding == "cp720" and EvidenceItem.objects.count() == 1
+
+
+# --- bidirectional controls in names ----------------------------------------------------
+
+SPOOF = "IMG\u202egpj.exe"  # shows as "IMGexe.jpg": an executable posing as a photo
+
+
+def test_a_name_with_bidi_controls_is_kept_flagged_shown_escaped_and_never_downloaded_as_is(
+    client, cast, django_capture_on_commit_callbacks
+):
+    import re
+
+    from evidence.names import BIDI_CONTROLS
+
+    photo = "DCIM/\u2067\u0635\u0648\u0631\u0629\u2069.jpg"
+    archive = _zip_bytes({SPOOF: b"MZ\x90\x00 not a photo", photo: jpeg_bytes(31)})
+    # (the browser's own name of an upload loses such characters on its way in: Django
+    # keeps printable ones only; the members of a ZIP keep theirs)
+    batch = _upload(client, cast, django_capture_on_commit_callbacks, [("drive.zip", archive)])
+    items = {i.original_path: i for i in batch.items.all()}
+    spoof = items[f"drive.zip/{SPOOF}"]  # kept in the record exactly as it was
+    assert spoof.original_filename == SPOOF and spoof.is_flagged
+    assert "IMG<U+202E>gpj.exe" in _flags(spoof)["filename_bidi_control"]
+    member = items[f"drive.zip/{photo}"]
+    assert "filename_bidi_control" in _flags(member)
+    assert _flags(items["drive.zip"]) == {}
+
+    client.force_login(cast.lawyer)
+    pages = [
+        client.get(spoof.get_absolute_url()),
+        client.get(member.get_absolute_url()),
+        client.get(reverse("evidence:gallery", args=[cast.case.reference])),
+    ]
+    client.force_login(cast.investigator)
+    pages.append(client.get(batch.get_absolute_url()))
+    for response in pages:
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert not BIDI_CONTROLS & set(html), response.request["PATH_INFO"]
+    assert "IMG&lt;U+202E&gt;gpj.exe" in pages[0].content.decode()
+    assert "&lt;U+2067&gt;صورة&lt;U+2069&gt;.jpg" in pages[1].content.decode()
+
+    client.force_login(cast.lawyer)
+    response = client.get(reverse("evidence:download", args=[cast.case.reference, spoof.reference]))
+    assert response.status_code == 200
+    disposition = response["Content-Disposition"]
+    assert 'filename="IMGgpj.exe"' in disposition  # it reads as what it is
+    assert not re.search("%E2%80%AE|\u202e", disposition)
+    assert b"".join(response.streaming_content) == b"MZ\x90\x00 not a photo"
+
+
+def test_a_folder_file_named_with_a_bidi_override_is_flagged_too(tmp_path, ingest):
+    write(tmp_path / "usb" / SPOOF, b"MZ")
+    write(tmp_path / "usb" / "plain.jpg", jpeg_bytes(32))
+    assert ingest(tmp_path / "usb")[0] == 0
+    assert "filename_bidi_control" in _flags(EvidenceItem.objects.get(original_path=SPOOF))
+    assert _flags(EvidenceItem.objects.get(original_path="plain.jpg")) == {}

@@ -122,6 +122,9 @@ class Command(BaseCommand):
             "coordinator_cpu_s": round(os.times().user + os.times().system, 2),
             "manifest_sha256": batch.manifest.sha256 if batch.manifest else None,
         }
+        checked = _custodian_list(batch) if manifest is not None else None
+        if checked is not None:
+            summary["custodian_manifest"] = checked
         if json:
             self.stdout.write(jsonlib.dumps(summary))
         else:
@@ -131,7 +134,49 @@ class Command(BaseCommand):
                 f"{batch.skipped} skipped; {report.new_items} new in {report.elapsed:.1f} s "
                 f"({report.files_per_s:.1f} files/s); manifest sha256 {summary['manifest_sha256']}"
             )
+            if checked is not None:
+                self._write_custodian_list(checked)
         for problem in batch.problems:
             self.stderr.write(f"  {problem['kind']}: {problem['path']}: {problem['reason']}")
         if batch.failed:
             raise CommandError(f"{batch.failed} file(s) could not be stored.", returncode=2)
+
+    def _write_custodian_list(self, checked: dict) -> None:
+        self.stdout.write(
+            f"custodian's list: {len(checked['match'])} match, "
+            f"{len(checked['mismatch'])} MISMATCH, "
+            f"{len(checked['missing'])} listed but not received, "
+            f"{len(checked['unlisted'])} received but not listed"
+        )
+        for entry in checked["mismatch"]:
+            self.stdout.write(
+                f"  MISMATCH: {entry['path']}: {entry['algorithm']} listed {entry['expected']}, "
+                f"received {entry['actual'] or 'not computed'} ({entry['item']})"
+            )
+        for path in checked["missing"]:
+            self.stdout.write(f"  listed, not received: {path}")
+        for entry in checked["unlisted"]:
+            self.stdout.write(f"  received, not listed: {entry['path']} ({entry['item']})")
+
+
+def _custodian_list(batch) -> dict:
+    """What the custodian's checksum list said against what arrived, line by line."""
+    checked: dict[str, list] = {"match": [], "mismatch": [], "missing": [], "unlisted": []}
+    entries = batch.manifest_entries.select_related("item").order_by("result", "path", "pk")
+    for entry in entries:
+        item = entry.item.reference if entry.item else None
+        if entry.result == "missing":
+            checked["missing"].append(entry.path)
+        elif entry.result == "unlisted":
+            checked["unlisted"].append({"path": entry.path, "item": item})
+        else:
+            checked[entry.result].append(
+                {
+                    "path": entry.path,
+                    "item": item,
+                    "algorithm": entry.algorithm,
+                    "expected": entry.expected,
+                    "actual": entry.actual,
+                }
+            )
+    return checked
