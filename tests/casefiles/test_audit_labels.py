@@ -1,0 +1,173 @@
+"""Every audit action is shown by its label, in the reader's language.
+
+The actions are found in the code itself: each call of ``audit.record`` names its action,
+as a string literal where it can. A new action without a label fails here; give it one in
+its app's ``AUDIT_ACTIONS`` (evidence/apps.py, people/apps.py, casefiles/filters.py) and
+its Arabic in the app's translation table.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+
+from casefiles import audit
+from casefiles.filters import AUDIT_ACTIONS
+from casefiles.models import SecondFactorReset
+
+ROOT = Path(settings.BASE_DIR)
+NOT_THE_APP = {"tests", "tools", "bench", "docs", "var", "migrations"}
+
+
+def _testimony_moves() -> set[str]:
+    from people.services import _VERB
+
+    return {f"testimony.{verb}" for verb in _VERB.values()}
+
+
+def _reset_decisions() -> set[str]:
+    decided = set(SecondFactorReset.Outcome) - {
+        SecondFactorReset.Outcome.PENDING,
+        SecondFactorReset.Outcome.APPROVED,
+    }
+    return {f"auth.2fa_reset_{outcome}" for outcome in decided}
+
+
+def _wrong_code_actions() -> set[str]:
+    return set(_literal_arguments(ROOT / "casefiles" / "accounts.py", "_wrong_code", 3))
+
+
+def _custody_actions() -> set[str]:
+    """The actions handed to ``record_custody`` (the one custody writer records them)."""
+    found = set()
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "record_custody":
+                (argument,) = [k.value for k in node.keywords if k.arg == "action"]
+                for branch in _branches(argument):
+                    assert isinstance(branch, ast.Constant), ast.unparse(node)
+                    found.add(branch.value)
+    return found
+
+
+# Calls whose action is not written at the call: (file, the argument as written) -> the
+# actions it can record, worked out from the code it depends on.
+COMPUTED = {
+    ("people/services.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
+    ("casefiles/services.py", "f'auth.2fa_reset_{outcome}'"): _reset_decisions,
+    ("casefiles/accounts.py", "action"): _wrong_code_actions,
+    ("evidence/custody_events.py", "action"): _custody_actions,
+}
+
+
+def _sources():
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).parts
+        if parts[0].startswith(".") or NOT_THE_APP.intersection(parts):
+            continue
+        yield path
+
+
+def _literal_arguments(path: Path, function: str, position: int):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == function:
+            argument = node.args[position]
+            assert isinstance(argument, ast.Constant), ast.unparse(node)
+            yield argument.value
+
+
+def _branches(node):
+    if isinstance(node, ast.IfExp):
+        yield from _branches(node.body)
+        yield from _branches(node.orelse)
+    else:
+        yield node
+
+
+def recorded_actions() -> dict[str, str]:
+    """Each action the code base records -> where (file:line)."""
+    found, unknown = {}, []
+    for path in _sources():
+        rel = path.relative_to(ROOT).as_posix()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if not (
+                isinstance(func, ast.Attribute)
+                and func.attr == "record"
+                and getattr(func.value, "id", None) == "audit"
+            ):
+                continue
+            keyword = [k.value for k in node.keywords if k.arg == "action"]
+            argument = node.args[1] if len(node.args) > 1 else keyword[0]
+            for branch in _branches(argument):
+                if isinstance(branch, ast.Constant):
+                    found[branch.value] = f"{rel}:{node.lineno}"
+                elif (rel, ast.unparse(branch)) in COMPUTED:
+                    for action in COMPUTED[rel, ast.unparse(branch)]():
+                        found[action] = f"{rel}:{node.lineno}"
+                else:
+                    unknown.append(f"{rel}:{node.lineno} {ast.unparse(branch)}")
+    assert not unknown, (
+        f"write these actions as string literals at the call, or add them to COMPUTED: {unknown}"
+    )
+    return found
+
+
+def test_the_scan_finds_the_actions_of_every_app():
+    actions = recorded_actions()
+    assert {"case.view", "evidence.download", "people.reveal_identity"} <= set(actions)
+    assert {"testimony.submit", "auth.2fa_reset_refused", "auth.enrolment_code_failed"} <= set(
+        actions
+    )
+
+
+def test_every_action_the_code_records_has_a_label_in_english_and_arabic():
+    actions = recorded_actions()
+    unlabelled = {a: where for a, where in actions.items() if a not in AUDIT_ACTIONS}
+    assert not unlabelled, f"give these actions a label in their app's AUDIT_ACTIONS: {unlabelled}"
+    untranslated = []
+    for action in actions:
+        with translation.override("en"):
+            english = str(AUDIT_ACTIONS[action])
+        with translation.override("ar"):
+            if str(AUDIT_ACTIONS[action]) == english:
+                untranslated.append(action)
+    assert not untranslated, f"these labels have no Arabic: {untranslated}"
+
+
+@pytest.mark.django_db
+def test_an_admin_filters_the_audit_log_by_an_evidence_action_and_reads_its_label(client, cast):
+    audit.record(cast.lawyer, "evidence.download", target=cast.lead, case=cast.case)
+    audit.record(cast.lawyer, "case.view", target=cast.case, case=cast.case)
+    client.force_login(cast.admin)
+    response = client.get(reverse("casefiles:audit_list"), {"action": "evidence.download"})
+    assert response.context["filter"].is_valid(), response.context["filter"].errors
+    assert [e.action for e in response.context["page"]] == ["evidence.download"]
+    html = response.content.decode()
+    assert "Original downloaded" in html
+    client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    response = client.get(reverse("casefiles:audit_list"), {"action": "evidence.download"})
+    html = response.content.decode()
+    with translation.override("ar"):
+        arabic = str(AUDIT_ACTIONS["evidence.download"])
+    assert arabic != "Original downloaded" and arabic in html
+    assert "Original downloaded" not in html
+
+
+@pytest.mark.django_db
+def test_the_page_of_who_saw_an_object_names_actions_in_the_readers_language(client, cast):
+    audit.record(cast.lawyer, "case.view", target=cast.observer, case=cast.case)
+    client.force_login(cast.lead)
+    client.post(reverse("set_language"), {"language": "ar", "next": "/"})
+    url = reverse(
+        "casefiles:case_target_audit", args=[cast.case.reference, "auth.user", cast.observer.pk]
+    )
+    html = client.get(url).content.decode()
+    with translation.override("ar"):
+        assert str(AUDIT_ACTIONS["case.view"]) in html
+    assert ">case.view<" not in html
