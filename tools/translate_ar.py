@@ -35,7 +35,11 @@ def main() -> int:
         if msgid not in AR:
             missing.append(msgid)
             return m[0]
-        comments = m[1].replace("#, fuzzy\n", "")
+        # A translated entry is no longer a guess: drop "fuzzy" (alone or beside other
+        # flags such as python-format, which gettext would otherwise skip) and the guess.
+        comments = re.sub(r"^#, fuzzy\n", "", m[1], flags=re.M)
+        comments = re.sub(r"^#, fuzzy, ", "#, ", comments, flags=re.M)
+        comments = re.sub(r"^#\| .*\n", "", comments, flags=re.M)
         return f"{comments}msgid {m[2]}msgstr {quote(AR[msgid])}"
 
     text = ENTRY.sub(fill, PO.read_text())
