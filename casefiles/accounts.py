@@ -224,16 +224,20 @@ class RecoveryCodeForm(forms.Form):
     )
 
 
-def _recovery_failed(request: HttpRequest, username: str, user: Any) -> None:
+def _recovery_failed(request: HttpRequest, username: str, user: Any, **details: Any) -> None:
     """A wrong recovery code counts against the (username, address) pair as a wrong
-    password does (django-axes), and is audited."""
-    AxesProxyHandler.user_login_failed(recover, {"username": username}, request)
+    password does (django-axes), and is audited; so is a try while locked out."""
+    if not details.get("locked_out"):
+        AxesProxyHandler.user_login_failed(recover, {"username": username}, request)
     if user is not None:
-        audit.record(None, "auth.password_recover_failed", target=user)
+        audit.record(None, "auth.password_recover_failed", target=user, **details)
     else:  # as for a failed sign-in: a name that is no account is kept as a keyed digest
         digest = hmac.new(settings.SECRET_KEY.encode(), username.encode(), hashlib.sha256)
         audit.record(
-            None, "auth.password_recover_failed", unknown_username_hmac=digest.hexdigest()[:32]
+            None,
+            "auth.password_recover_failed",
+            unknown_username_hmac=digest.hexdigest()[:32],
+            **details,
         )
 
 
@@ -248,13 +252,14 @@ def recover(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         username = form.cleaned_data["username"]
         credentials = {"username": username}
-        if not AxesProxyHandler.is_allowed(request, credentials):
-            return lockout_response(request, credentials)
         user = (
             get_user_model()
             .objects.filter(**{get_user_model().USERNAME_FIELD: username, "is_active": True})
             .first()
         )
+        if not AxesProxyHandler.is_allowed(request, credentials):
+            _recovery_failed(request, username, user, locked_out=True)
+            return lockout_response(request, credentials)
         found = (
             services.find_enrolment_code(user, form.cleaned_data["code"], recovery=True)
             if user is not None
