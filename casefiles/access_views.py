@@ -171,9 +171,10 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
-def _enrolment_code_page(request, subject, code, expires_at, reset=False) -> HttpResponse:
+def _enrolment_code_page(request, subject, code, expires_at, reset=None) -> HttpResponse:
     """The code, once, in this response alone: never in a message (a cookie) or a URL.
-    (Every page of the app is sent ``Cache-Control: no-store``.)"""
+    (Every page of the app is sent ``Cache-Control: no-store``.) After a reset (``reset``,
+    the decided request), only to the admin who approved it."""
     return render(
         request,
         "casefiles/enrolment_code_issued.html",
@@ -193,13 +194,16 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             services.deactivate_user(actor=request.user, user=subject)
             messages.success(request, _("The account was deactivated; its history is kept."))
         elif action == "reset-2fa":
-            _asked, done = services.ask_second_factor_reset(
-                actor=request.user, user=subject, reason=request.POST.get("reason", "")
+            asked, done = services.ask_second_factor_reset(
+                actor=request.user,
+                user=subject,
+                reason=request.POST.get("reason", ""),
+                password=request.POST.get("password") == "1",
             )
-            if done is None:
+            if done is None:  # the code goes to whoever approves, never to the asker
                 messages.success(request, _("Asked: another admin decides on the reset."))
             else:  # no other admin to ask
-                return _enrolment_code_page(request, subject, *done, reset=True)
+                return _enrolment_code_page(request, subject, *done, reset=asked)
         elif action in ("reset-2fa-approve", "reset-2fa-refuse"):
             asked = request.POST.get("request", "")
             if not re.fullmatch(r"[0-9]{1,18}", asked):
@@ -209,7 +213,7 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
                 actor=request.user, request=pending, approve=action == "reset-2fa-approve"
             )
             if done is not None:
-                return _enrolment_code_page(request, subject, *done, reset=True)
+                return _enrolment_code_page(request, subject, *done, reset=pending)
             messages.success(request, _("The reset will not be done."))
         elif action == "enrolment-code":
             if twofactor.has_confirmed_device(subject):

@@ -1,5 +1,6 @@
-"""Sign-in in two steps (password, then a second factor), enrolment, and the user's
-own security page (sessions, backup codes).
+"""Sign-in in two steps (password, then a second factor), enrolment, recovery of a
+forgotten password with a code two admins issued, and the user's own security page
+(sessions, backup codes).
 
 The password step never signs anyone in: it leaves a short-lived note in the session
 naming the user, and only the second step calls ``login()``. A locked-out
@@ -9,16 +10,20 @@ for accounts that exist and accounts that do not.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from base64 import b32encode
 from typing import Any
 
+from axes.handlers.proxy import AxesProxyHandler
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
@@ -35,6 +40,7 @@ from . import audit, services, twofactor
 from .models import UserSession
 
 PENDING = "athar_2fa_pending"
+RECOVERY = "athar_recovery"
 _MAX_CODE_ATTEMPTS = 5
 
 
@@ -85,7 +91,13 @@ def _pending_user(request: HttpRequest) -> tuple[dict | None, Any]:
         request.session.pop(PENDING, None)
         return None, None
     user = get_user_model().objects.filter(pk=pending["user"], is_active=True).first()
-    return (pending, user) if user is not None else (None, None)
+    if user is not None and pending.get("recovery") and twofactor.has_confirmed_device(user):
+        # A recovery ends with a new device; it never opens one set up meanwhile.
+        user = None
+    if user is None:
+        request.session.pop(PENDING, None)
+        return None, None
+    return pending, user
 
 
 def _finish(request: HttpRequest, pending: dict, user: Any, device: Any) -> None:
@@ -168,11 +180,15 @@ def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
                 device=device,
                 code=form.cleaned_data["code"],
                 enrolment_code=pending["enrolment_code"],
+                new_password=pending.get("new_password"),
             )
         except services.EnrolmentCodeSpent as exc:
+            messages.error(request, " ".join(exc.messages))
+            if pending.get("recovery"):  # used or replaced meanwhile: start again
+                request.session.pop(PENDING, None)
+                return redirect("recover")
             pending.pop("enrolment_code")
             request.session[PENDING] = pending
-            messages.error(request, " ".join(exc.messages))
             return redirect("login_verify")
         except ValidationError as exc:
             form.add_error("code", exc)
@@ -189,6 +205,126 @@ def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
         request,
         "registration/enrol.html",
         {"form": form, "qr": twofactor.qr_svg(device), "secret": secret},
+    )
+
+
+# Recovery of a forgotten password ---------------------------------------------------
+
+
+class RecoveryCodeForm(forms.Form):
+    username = forms.CharField(
+        label=gettext_lazy("Username"),
+        max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    code = forms.CharField(
+        label=gettext_lazy("Recovery code"),
+        max_length=32,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+
+
+def _recovery_failed(request: HttpRequest, username: str, user: Any, **details: Any) -> None:
+    """A wrong recovery code counts against the (username, address) pair as a wrong
+    password does (django-axes), and is audited; so is a try while locked out."""
+    if not details.get("locked_out"):
+        AxesProxyHandler.user_login_failed(recover, {"username": username}, request)
+    if user is not None:
+        audit.record(None, "auth.password_recover_failed", target=user, **details)
+    else:  # as for a failed sign-in: a name that is no account is kept as a keyed digest
+        digest = hmac.new(settings.SECRET_KEY.encode(), username.encode(), hashlib.sha256)
+        audit.record(
+            None,
+            "auth.password_recover_failed",
+            unknown_username_hmac=digest.hexdigest()[:32],
+            **details,
+        )
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def recover(request: HttpRequest) -> HttpResponse:
+    """A forgotten password, step 1: the username and the recovery code an admin handed
+    over (two admins decided the recovery). Like the password step it signs nobody in;
+    the user then chooses a new password and sets up a new authenticator. The answer is
+    the same whether the account exists, and the lockout counts wrong codes."""
+    form = RecoveryCodeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        username = form.cleaned_data["username"]
+        credentials = {"username": username}
+        user = (
+            get_user_model()
+            .objects.filter(**{get_user_model().USERNAME_FIELD: username, "is_active": True})
+            .first()
+        )
+        if not AxesProxyHandler.is_allowed(request, credentials):
+            _recovery_failed(request, username, user, locked_out=True)
+            return lockout_response(request, credentials)
+        found = (
+            services.find_enrolment_code(user, form.cleaned_data["code"], recovery=True)
+            if user is not None
+            else None
+        )
+        if found is not None:
+            session = request.session
+            session.cycle_key()
+            session.pop(PENDING, None)
+            session[RECOVERY] = {"user": user.pk, "code": found.pk, "at": int(time.time())}
+            audit.record(None, "auth.password_recover_start", target=user)
+            return redirect("recover_password")
+        _recovery_failed(request, username, user)
+        if not AxesProxyHandler.is_allowed(request, credentials):
+            return lockout_response(request, credentials)
+        form.add_error(
+            "code", _("This recovery code is wrong, used or expired, or it is not for this user.")
+        )
+    return render(
+        request, "registration/recover.html", {"form": form}, status=400 if form.errors else 200
+    )
+
+
+def _recovering(request: HttpRequest) -> tuple[dict | None, Any]:
+    note = request.session.get(RECOVERY)
+    user = None
+    if note and time.time() - note["at"] <= settings.ATHAR_2FA_PENDING_SECONDS:
+        user = get_user_model().objects.filter(pk=note["user"], is_active=True).first()
+        if user is not None and not services.recovery_code_usable(user, note["code"]):
+            user = None
+    if user is None:
+        request.session.pop(RECOVERY, None)
+        return None, None
+    return note, user
+
+
+@login_not_required
+@require_http_methods(["GET", "POST"])
+def recover_password(request: HttpRequest) -> HttpResponse:
+    """Step 2: a new password (Django's validators). It is kept, hashed, in this session
+    only, and becomes the account's password with the new authenticator (step 3, the
+    enrolment page), in the transaction that spends the recovery code."""
+    note, user = _recovering(request)
+    if user is None:
+        return redirect("recover")
+    form = SetPasswordForm(user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        request.session.pop(RECOVERY, None)
+        request.session[PENDING] = {
+            "user": user.pk,
+            "backend": "django.contrib.auth.backends.ModelBackend",
+            "at": int(time.time()),
+            "next": reverse(settings.LOGIN_REDIRECT_URL),
+            "tries": 0,
+            "recovery": True,
+            "enrolment_code": note["code"],
+            "new_password": make_password(form.cleaned_data["new_password1"]),
+        }
+        audit.record(None, "auth.password_recover_choose", target=user)
+        return redirect("login_verify")
+    return render(
+        request,
+        "registration/recover_password.html",
+        {"form": form, "subject": user},
+        status=400 if form.errors else 200,
     )
 
 

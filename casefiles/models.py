@@ -259,6 +259,9 @@ class EnrolmentCode(models.Model):
     issued_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
+    # A recovery code (a forgotten password, decided by two admins) stands in for the
+    # password on the sign-in page, once; it never serves after a password.
+    recovery = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-issued_at"]
@@ -285,6 +288,9 @@ class SecondFactorReset(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
     reason = models.TextField(_("reason"))
+    # The password too (forgotten): on approval it is made unusable and the code handed
+    # over is a recovery code, with which the user chooses a new one.
+    password = models.BooleanField(_("the password too"), default=False)
     requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     requested_at = models.DateTimeField(auto_now_add=True)
     outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.PENDING)

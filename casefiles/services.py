@@ -206,9 +206,12 @@ def _enrolment_digest(code: str) -> str:
     return hashlib.sha256(re.sub(r"[\s-]+", "", code or "").upper().encode()).hexdigest()
 
 
-def issue_enrolment_code(*, actor: Any, user: Any) -> tuple[str, datetime]:
+def issue_enrolment_code(*, actor: Any, user: Any, recovery: bool = False) -> tuple[str, datetime]:
     """A new one-time code with which ``user`` may set up a second factor; any earlier
     unused one stops working. Returns the code (shown once, never stored) and its expiry.
+
+    A ``recovery`` code (a forgotten password, see ``ask_second_factor_reset``) is entered
+    on the sign-in page instead of the password, then sets up the second factor too.
     """
     code = "-".join(
         "".join(secrets.choice(_ENROLMENT_ALPHABET) for _ in range(4)) for _ in range(4)
@@ -217,10 +220,17 @@ def issue_enrolment_code(*, actor: Any, user: Any) -> tuple[str, datetime]:
     with transaction.atomic():
         EnrolmentCode.objects.filter(user=user, used_at__isnull=True).delete()
         EnrolmentCode.objects.create(
-            user=user, digest=_enrolment_digest(code), issued_by=actor, expires_at=expires_at
+            user=user,
+            digest=_enrolment_digest(code),
+            issued_by=actor,
+            expires_at=expires_at,
+            recovery=recovery,
         )
         audit.record(
-            actor, "auth.enrolment_code_issue", target=user, expires_at=expires_at.isoformat()
+            actor,
+            "auth.recovery_code_issue" if recovery else "auth.enrolment_code_issue",
+            target=user,
+            expires_at=expires_at.isoformat(),
         )
     return code, expires_at
 
@@ -231,9 +241,22 @@ def _usable_enrolment_codes(user: Any):
     )
 
 
-def find_enrolment_code(user: Any, code: str) -> EnrolmentCode | None:
-    """The unused, unexpired enrolment code of ``user`` that ``code`` is, or None."""
-    return _usable_enrolment_codes(user).filter(digest=_enrolment_digest(code)).first()
+def find_enrolment_code(user: Any, code: str, *, recovery: bool = False) -> EnrolmentCode | None:
+    """The unused, unexpired enrolment code of ``user`` that ``code`` is, or None.
+
+    A recovery code is found only as one (on the recovery page, in place of the
+    password), and an ordinary enrolment code never is (it follows a password)."""
+    return (
+        _usable_enrolment_codes(user)
+        .filter(digest=_enrolment_digest(code), recovery=recovery)
+        .first()
+    )
+
+
+def recovery_code_usable(user: Any, pk: int) -> bool:
+    """Whether the recovery code ``pk`` of ``user`` is still unused and unexpired (not
+    replaced by a newer code either)."""
+    return _usable_enrolment_codes(user).filter(pk=pk, recovery=True).exists()
 
 
 def _new_backup_codes(user: Any) -> list[str]:
@@ -249,12 +272,20 @@ class EnrolmentCodeSpent(ValidationError):
 
 
 def confirm_totp_device(
-    *, user: Any, device: TOTPDevice, code: str, enrolment_code: int
+    *,
+    user: Any,
+    device: TOTPDevice,
+    code: str,
+    enrolment_code: int,
+    new_password: str | None = None,
 ) -> list[str]:
     """Confirm an authenticator app with a code it shows; returns fresh backup codes.
 
     ``enrolment_code``, the id of the one the user entered, is spent in the same
     transaction: the device is confirmed only if it was still unused and unexpired.
+    At the end of a recovery, ``new_password`` (the hash of the password the user chose
+    after entering their recovery code) becomes the account's password in that same
+    transaction: a recovery is done whole or not at all, and its code serves once.
     """
     if device.user_id != user.pk or device.confirmed:
         raise ValidationError(_("This enrolment is no longer valid; start again."))
@@ -263,12 +294,18 @@ def confirm_totp_device(
         if not device.verify_token(re.sub(r"\s+", "", code or "")):
             raise ValidationError(_("The code is wrong or has expired."))
         spent = (
-            _usable_enrolment_codes(user).filter(pk=enrolment_code).update(used_at=timezone.now())
+            _usable_enrolment_codes(user)
+            .filter(pk=enrolment_code, recovery=new_password is not None)
+            .update(used_at=timezone.now())
         )
         if spent != 1:
             raise EnrolmentCodeSpent(
                 _("The enrolment code is no longer valid; ask an admin for a new one.")
             )
+        if new_password is not None:
+            type(user).objects.filter(pk=user.pk).update(password=new_password)
+            user.password = new_password  # login() keys the session to the new password
+            audit.record(user, "auth.password_recover_use", target=user)
         device.confirmed = True
         device.save(update_fields=["confirmed"])
         codes = _new_backup_codes(user)
@@ -284,9 +321,16 @@ def regenerate_backup_codes(*, user: Any) -> list[str]:
     return codes
 
 
-def reset_second_factor(*, actor: Any, user: Any, **details: Any) -> tuple[str, datetime]:
+def reset_second_factor(
+    *, actor: Any, user: Any, password: bool = False, **details: Any
+) -> tuple[str, datetime]:
     """Remove a user's devices (lost phone). The user sets up a new one at their next
     sign-in with the enrolment code returned here, which the admin hands over.
+
+    With ``password`` (forgotten), the password is made unusable too and the code is a
+    recovery code: on the sign-in page it stands in for the password once, and the user
+    chooses a new password, then sets up a new authenticator, before reaching anything.
+    A recovery always covers both factors (docs/decisions/0003).
 
     In the app, only as decided through ``ask_second_factor_reset`` (four eyes); also used
     by whoever runs the server's shell."""
@@ -294,9 +338,17 @@ def reset_second_factor(*, actor: Any, user: Any, **details: Any) -> tuple[str, 
         TOTPDevice.objects.filter(user=user).delete()
         StaticDevice.objects.filter(user=user).delete()
         WebAuthnCredential.objects.filter(user=user).delete()
+        if password:
+            user.set_unusable_password()
+            type(user).objects.filter(pk=user.pk).update(password=user.password)
         _end_sessions(user)
-        audit.record(actor, "auth.2fa_reset", target=user, **details)
-        return issue_enrolment_code(actor=actor, user=user)
+        audit.record(
+            actor,
+            "auth.password_recover_approve" if password else "auth.2fa_reset",
+            target=user,
+            **details,
+        )
+        return issue_enrolment_code(actor=actor, user=user, recovery=password)
 
 
 def code_needs_two_admins(user: Any) -> bool:
@@ -312,14 +364,17 @@ def code_needs_two_admins(user: Any) -> bool:
 
 
 def ask_second_factor_reset(
-    *, actor: Any, user: Any, reason: str
+    *, actor: Any, user: Any, reason: str, password: bool = False
 ) -> tuple[SecondFactorReset, tuple[str, datetime] | None]:
-    """An admin asks to reset a user's second factor (a lost phone), with the reason.
+    """An admin asks to reset a user's second factor (a lost phone), with the reason;
+    with ``password``, the password too (forgotten: a recovery, see
+    ``reset_second_factor``).
 
     Another admin decides (``decide_second_factor_reset``): a reset and a password set in
     the admin would otherwise let one admin sign in as anyone. With no other admin to ask,
     it is done at once, and the entry says so. Returns the request and, when it was done,
-    the enrolment code and its expiry.
+    the enrolment code (or recovery code) and its expiry, for the admin who approved:
+    never for the one who asked, unless there is no other.
     """
     if not access.is_system_admin(actor):
         raise PermissionDenied
@@ -332,14 +387,18 @@ def ask_second_factor_reset(
         try:
             with transaction.atomic():
                 request = SecondFactorReset.objects.create(
-                    user=user, requested_by=actor, reason=reason[:1000]
+                    user=user, requested_by=actor, reason=reason[:1000], password=password
                 )
         except IntegrityError:
             raise ValidationError(
                 _("A reset of this user's second factor is already waiting for a decision.")
             ) from None
         audit.record(
-            actor, "auth.2fa_reset_ask", target=user, request=request.pk, reason=request.reason
+            actor,
+            "auth.password_recover_ask" if password else "auth.2fa_reset_ask",
+            target=user,
+            request=request.pk,
+            reason=request.reason,
         )
         if not sole:
             return request, None
@@ -370,7 +429,8 @@ def decide_second_factor_reset(
         SecondFactorReset.objects.filter(pk=request.pk).update(
             outcome=outcome, decided_by=actor, decided_at=timezone.now()
         )
-        audit.record(actor, f"auth.2fa_reset_{outcome}", target=request.user, request=request.pk)
+        kind = "password_recover" if request.password else "2fa_reset"
+        audit.record(actor, f"auth.{kind}_{outcome}", target=request.user, request=request.pk)
     return None
 
 
@@ -381,6 +441,7 @@ def _approve_reset(actor: Any, request: SecondFactorReset, *, sole_admin: bool):
     return reset_second_factor(
         actor=actor,
         user=request.user,
+        password=request.password,
         request=request.pk,
         asked_by=request.requested_by.get_username(),
         sole_admin=sole_admin,

@@ -277,6 +277,8 @@ AXES_LOCKOUT_CALLABLE = "casefiles.accounts.lockout_response"
 AXES_VERBOSE = False
 # Sign-ins are in the audit log already; axes keeps only the failures it counts.
 AXES_DISABLE_ACCESS_LOG = True
+# Axes keeps the form of each failure: never a typed recovery code (or a password).
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "code"]
 # The addresses (or networks) of the one reverse proxy in front of Athar. Only when a
 # request comes from it is the right-most X-Forwarded-For entry taken as the client.
 ATHAR_TRUSTED_PROXIES = _env_list("ATHAR_TRUSTED_PROXIES")

@@ -61,6 +61,8 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/login/", accounts.SignInView.as_view(), name="login"),
     path("accounts/login/verify/", accounts.login_verify, name="login_verify"),
+    path("accounts/recover/", accounts.recover, name="recover"),
+    path("accounts/recover/password/", accounts.recover_password, name="recover_password"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("webauthn/", include(webauthn_patterns)),
     path("accounts/security/", accounts.security, name="security"),

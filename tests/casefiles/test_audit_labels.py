@@ -33,7 +33,12 @@ def _reset_decisions() -> set[str]:
         SecondFactorReset.Outcome.PENDING,
         SecondFactorReset.Outcome.APPROVED,
     }
-    return {f"auth.2fa_reset_{outcome}" for outcome in decided}
+    # A reset that covers the password too is a recovery, recorded under its own name.
+    return {
+        f"auth.{kind}_{outcome}"
+        for kind in ("2fa_reset", "password_recover")
+        for outcome in decided
+    }
 
 
 def _wrong_code_actions() -> set[str]:
@@ -57,7 +62,7 @@ def _custody_actions() -> set[str]:
 # actions it can record, worked out from the code it depends on.
 COMPUTED = {
     ("people/services.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
-    ("casefiles/services.py", "f'auth.2fa_reset_{outcome}'"): _reset_decisions,
+    ("casefiles/services.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
     ("casefiles/accounts.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,
 }

@@ -16,6 +16,10 @@ pytestmark = pytest.mark.django_db
 PUBLIC = {
     "login",
     "set_language",
+    # A forgotten password: the recovery code two admins issued, then a new password
+    # (tests/casefiles/test_recovery.py). They sign nobody in.
+    "recover",
+    "recover_password",
     # The security-key half of the second sign-in step, and its script's messages: they
     # run before sign-in, and refuse unless the password step just succeeded
     # (tests/casefiles/test_security_keys.py).
