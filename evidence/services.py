@@ -642,6 +642,23 @@ def group_near_duplicates(case: Any, *, chunk: int = NEAR_CHUNK) -> NearPass:
         done = NearPass(*(a + b for a, b in zip(done, step, strict=True)))
 
 
+def cases_not_fully_grouped() -> list[int]:
+    """The cases holding images that no grouping pass has placed yet (its task lost with
+    a killed worker, say): checked when workers start (``manage.py resume_batches``)."""
+    from django.db.models import Max
+
+    from .models import NearIndex
+
+    marks = dict(NearIndex.objects.values_list("case_id", "through"))
+    latest = (
+        EvidenceItem.objects.filter(phash__isnull=False)
+        .values("case")
+        .annotate(last=Max("pk"))
+        .values_list("case", "last")
+    )
+    return sorted(case for case, last in latest if last > marks.get(case, 0))
+
+
 def regroup_near_duplicates(case: Any) -> int:
     """Rebuild a case's near-duplicate groups from scratch (``manage.py
     regroup_near_duplicates``); the same groups the incremental passes keep. Returns the

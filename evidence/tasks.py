@@ -74,3 +74,18 @@ def resume_staged_batches() -> list[int]:
             ingest_staged_batch.enqueue(batch.pk, batch.created_by_id)
             resumed.append(batch.pk)
     return resumed
+
+
+def resume_grouping() -> list[int]:
+    """Queue the grouping of every case holding images not yet grouped, unless already
+    queued. Returns those cases."""
+    queued = {
+        result.args_kwargs["args"][0]
+        for result in DBTaskResult.objects.ready().filter(
+            task_path=group_near_duplicates.module_path
+        )
+    }
+    behind = [case for case in services.cases_not_fully_grouped() if case not in queued]
+    for case in behind:
+        group_near_duplicates.enqueue(case)
+    return behind

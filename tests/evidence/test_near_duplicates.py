@@ -168,3 +168,17 @@ def test_a_one_file_upload_leaves_grouping_to_a_task_that_reads_only_the_new_pho
     assert group_near_duplicates.call(cast.case.pk) == 0  # queued twice: nothing left to do
     page = client.get(p1.get_absolute_url()).content.decode()
     assert new.reference in page  # the item page shows its near-duplicate
+
+
+def test_a_grouping_task_lost_with_its_worker_is_queued_again_when_workers_start(case, capsys):
+    pks = _intake(case, [0xAB, 0xAB])  # taken in; the task that would group them lost
+    call_command("resume_batches")
+    assert "near-duplicate grouping queued for 1 case(s)" in capsys.readouterr().out
+    queued = DBTaskResult.objects.get(task_path="evidence.tasks.group_near_duplicates")
+    call_command("resume_batches")  # already queued: not twice
+    assert DBTaskResult.objects.filter(task_path=queued.task_path).count() == 1
+    group_near_duplicates.call(*queued.args_kwargs["args"])
+    assert _groups(case) == dict.fromkeys(pks, pks[0])
+    DBTaskResult.objects.all().delete()
+    call_command("resume_batches")  # nothing behind: nothing queued
+    assert not DBTaskResult.objects.exists()
