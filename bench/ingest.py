@@ -19,8 +19,9 @@ line after reads `photos=N photos_per_s=X ratio_to_floor=R peak_rss_mb=M`.
 photos, several of each subject, every subject framed the same way (as a morgue's
 photographs are), the sizes and noise of the first. COUNT of them are taken into a case
 first (the archive held), then COUNT more are measured: half of them more shots of held
-subjects, half new subjects. After each corpus, one photo is uploaded in the browser's way
-(through the upload view) into that case and timed. The last line reads
+subjects, half new subjects (`--ordinary-count N`: the ordinary corpus compared with has N
+photos, made sooner than COUNT). After each corpus, one photo is uploaded in the browser's
+way (through the upload view) into that case and timed. The last line reads
 `similar_photos_per_s=X ordinary_photos_per_s=Y similar_to_ordinary=R upload_s=S`.
 """
 
@@ -425,6 +426,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--keep", action="store_true", help="keep the ingest's data dir")
     parser.add_argument(
+        "--ordinary-count",
+        type=int,
+        help="with --similar: photos of the ordinary corpus to compare with (default COUNT)",
+    )
+    parser.add_argument(
         "--similar",
         action="store_true",
         help="also COUNT near-identical photos into a case already holding COUNT of them, "
@@ -432,7 +438,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    files = corpus(args.count, args.jobs)
+    files = corpus(args.ordinary_count or args.count, args.jobs)
     similar = similar_corpus(args.count, args.jobs) if args.similar else None
     for package in ("casefiles", "evidence", "people"):
         compileall.compile_dir(ROOT / package, quiet=1)
