@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.db import transaction
-from django.db.models import BigIntegerField, Count, F, Q, Value, When
+from django.db.models import BigIntegerField, Count, F, OuterRef, Q, Subquery, Value, When
 from django.db.models import Case as SqlCase
 from django.utils import timezone
 from django.utils.translation import gettext_noop
@@ -608,7 +608,7 @@ def _check_custodian_manifest(batch: IntakeBatch, listed: list[tuple[str, str, s
 NEAR_DISTANCE = 4
 _BANDS = ((0, 13), (13, 26), (26, 39), (39, 52), (52, 64))  # d ≤ 4 ⇒ one band equal
 _MASK = (1 << 64) - 1
-NEAR_CHUNK = 500  # new items grouped per transaction: the index's lock is held briefly
+NEAR_CHUNK = 1000  # new items grouped per transaction: the index's lock is held briefly
 
 
 def _bands(h: int) -> tuple[int, ...]:
@@ -714,18 +714,15 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     indexed = dict(
         NearHash.objects.filter(case=case, phash__in=list(by_hash)).values_list("phash", "group")
     )
-    fresh = [h for h in by_hash if h not in indexed]
+    bands = {h: _bands(h) for h in by_hash if h not in indexed}  # the new hashes'
     # The indexed hashes that share a band with a new one: the only ones it can be near.
-    candidates: dict[int, int] = {}
+    candidates: dict[int, tuple[int, ...]] = {}  # hash: (group, its five bands)
     for k in range(len(_BANDS)):
-        values = {_bands(h)[k] for h in fresh}
-        if values:
-            candidates.update(
-                NearHash.objects.filter(case=case, **{f"b{k}__in": values}).values_list(
-                    "phash", "group"
-                )
-            )
-
+        if values := {b[k] for b in bands.values()}:
+            for h, *row in NearHash.objects.filter(case=case, **{f"b{k}__in": values}).values_list(
+                "phash", "group", "b0", "b1", "b2", "b3", "b4"
+            ):
+                candidates[h] = tuple(row)
     parent: dict[int, int] = {}
 
     def find(x: int) -> int:
@@ -743,25 +740,24 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
 
     # Nodes are groups, named by their smallest item: an indexed group by its own name, a
     # new hash by its first item (larger than every indexed item: see the docstring).
-    known = set(candidates.values()) | set(indexed.values())
+    known = {row[0] for row in candidates.values()} | set(indexed.values())
     touched = {indexed[h] for h in by_hash if h in indexed}  # indexed groups joined
     # buckets[k][band value]: (hash, node) of the indexed hashes sharing that band, then
     # of each new hash once it has been looked up (new hashes near each other meet there).
     buckets: list[dict[int, list[tuple[int, int]]]] = [{} for _ in _BANDS]
-    for h, group in candidates.items():
-        for k, v in enumerate(_bands(h)):
+    for h, (group, *hash_bands) in candidates.items():
+        for k, v in enumerate(hash_bands):
             buckets[k].setdefault(v, []).append((h & _MASK, group))
-    for h in fresh:
+    for h, hash_bands in bands.items():
         node, u = by_hash[h][0], h & _MASK
-        bands = _bands(h)
-        for k, v in enumerate(bands):
+        for k, v in enumerate(hash_bands):
             bucket = buckets[k].get(v)
             if bucket:
                 for group in [g for m, g in bucket if (u ^ m).bit_count() <= NEAR_DISTANCE]:
                     union(group, node)
                     if group in known:
                         touched.add(group)
-        for k, v in enumerate(bands):
+        for k, v in enumerate(hash_bands):
             buckets[k].setdefault(v, []).append((u, node))
 
     # Final groups: {root: (indexed groups in it, new items in it)}.
@@ -771,20 +767,21 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     for h, pks in by_hash.items():
         root = find(indexed[h]) if h in indexed else find(pks[0])
         merged.setdefault(root, (set(), []))[1].extend(pks)
-    NearHash.objects.bulk_create(
+    insert_rows(
+        NearHash,
         [
-            NearHash(
-                case=case,
+            dict(
+                case_id=case.pk,
                 phash=h,
                 group=find(by_hash[h][0]),
-                **{f"b{k}": v for k, v in enumerate(_bands(h))},
+                **{f"b{k}": v for k, v in enumerate(hash_bands)},
             )
-            for h in fresh
-        ]
+            for h, hash_bands in bands.items()
+        ],
     )
     renamed: dict[int, list[int]] = {}  # root: the indexed groups merged into it
-    for root, (groups, _) in merged.items():
-        if gone := [g for g in groups if g != root]:
+    for root, (merged_groups, _) in merged.items():
+        if gone := [g for g in merged_groups if g != root]:
             renamed[root] = gone
     if renamed:
         NearHash.objects.filter(
@@ -796,25 +793,25 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
             "pk", flat=True
         )
     )
-    members: dict[int, list[int]] = {}  # root: the items that join it
-    for root, (groups, pks) in merged.items():
-        if groups or len(pks) > 1:
-            members[root] = [*pks, *(groups & alone)]
-    if members or renamed:
+    joining: list[int] = []  # items whose group is now their hash's (two items or more)
+    groups = 0
+    for merged_groups, pks in merged.values():
+        if merged_groups or len(pks) > 1:
+            groups += 1
+            joining += pks
+            joining += merged_groups & alone
+    own_group = Subquery(
+        NearHash.objects.filter(case=OuterRef("case"), phash=OuterRef("phash")).values("group")[:1]
+    )
+    if joining:
+        EvidenceItem.objects.filter(pk__in=joining).update(near_group=own_group)
+    if renamed:
         EvidenceItem.objects.filter(
-            Q(pk__in=[pk for pks in members.values() for pk in pks])
-            | Q(case=case, near_group__in=[g for gs in renamed.values() for g in gs])
-        ).update(
-            near_group=SqlCase(
-                *(When(pk__in=pks, then=Value(root)) for root, pks in members.items()),
-                *(When(near_group__in=gs, then=Value(root)) for root, gs in renamed.items()),
-                default=F("near_group"),
-                output_field=BigIntegerField(),
-            )
-        )
+            case=case, near_group__in=[g for gs in renamed.values() for g in gs]
+        ).update(near_group=own_group)
     state.through = new[-1][0]
     state.save(update_fields=["through"])
-    return NearPass(len(new), len(candidates.keys() | indexed.keys()), len(members))
+    return NearPass(len(new), len(candidates.keys() | indexed.keys()), groups)
 
 
 def _by_root(renamed: dict[int, list[int]], column: str) -> SqlCase:
