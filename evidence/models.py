@@ -405,3 +405,45 @@ class Identification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.witness} identifies {self.identified} in {self.item}"
+
+
+class NearHash(models.Model):
+    """One distinct perceptual hash of a case's images, in the index of hash bands that
+    near-duplicate grouping looks new images up in (items with the same hash share the
+    row). ``b0``..``b4`` are its five bands: two hashes within NEAR_DISTANCE bits agree on
+    at least one. ``group``: the near-duplicate group it belongs to, named by the
+    smallest item of the group (``EvidenceItem.near_group`` once the group has two
+    items or more)."""
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    phash = models.BigIntegerField()
+    group = models.BigIntegerField()
+    b0 = models.IntegerField()
+    b1 = models.IntegerField()
+    b2 = models.IntegerField()
+    b3 = models.IntegerField()
+    b4 = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["case", "phash"], name="near_hash_once_per_case")
+        ]
+        indexes = [
+            models.Index(fields=["case", "group"], name="near_hash_group"),
+            *(models.Index(fields=["case", f"b{k}"], name=f"near_hash_band{k}") for k in range(5)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phash:#x} in group {self.group}"
+
+
+class NearIndex(models.Model):
+    """How far a case's near-duplicate grouping has come: every item up to ``through``
+    (by primary key) is in the index. Its row is the grouping's lock: one grouping of a
+    case at a time, without holding up intakes."""
+
+    case = models.OneToOneField("casefiles.Case", models.PROTECT, primary_key=True)
+    through = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"near-duplicate index of case {self.case_id}: through item {self.through}"

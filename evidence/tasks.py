@@ -36,6 +36,15 @@ def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
     return report.new_items
 
 
+@task()
+def group_near_duplicates(case_id: int) -> int:
+    """Place a case's new images into near-duplicate groups (queued by a web upload, so
+    the request does not wait for it). Returns the images placed."""
+    from casefiles.models import Case
+
+    return services.group_near_duplicates(Case.objects.get(pk=case_id)).items
+
+
 def resume_staged_batches() -> list[int]:
     """Queue again every browser batch left unfinished (its worker killed, the machine
     restarted): those still staged and not already waiting in the queue. ``db_worker``
@@ -75,3 +84,18 @@ def resume_staged_batches() -> list[int]:
             ingest_staged_batch.enqueue(batch.pk, batch.created_by_id)
             resumed.append(batch.pk)
     return resumed
+
+
+def resume_grouping() -> list[int]:
+    """Queue the grouping of every case holding images not yet grouped, unless already
+    queued. Returns those cases."""
+    queued = {
+        result.args_kwargs["args"][0]
+        for result in DBTaskResult.objects.ready().filter(
+            task_path=group_near_duplicates.module_path
+        )
+    }
+    behind = [case for case in services.cases_not_fully_grouped() if case not in queued]
+    for case in behind:
+        group_near_duplicates.enqueue(case)
+    return behind

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from casefiles import audit
 from casefiles.access import Action, can, get_case_for_user
 
-from . import services
+from . import services, tasks
 from .filters import EvidenceFilter
 from .forms import CustodyEventForm, IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
@@ -372,12 +372,21 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
         )
         stage_uploads(batch, files)
         if is_small(files):
-            run_intake(actor=request.user, batch=batch, listing=listing_for(batch), jobs=1)
+            # Taken in now; grouping the new images with the case's near-duplicates waits
+            # for a task, however many images the case holds.
+            run_intake(
+                actor=request.user,
+                batch=batch,
+                listing=listing_for(batch),
+                jobs=1,
+                group_now=False,
+            )
             clear_staging(batch)
+            transaction.on_commit(lambda: tasks.group_near_duplicates.enqueue(case.pk))
         else:
-            from .tasks import ingest_staged_batch
-
-            transaction.on_commit(lambda: ingest_staged_batch.enqueue(batch.pk, request.user.pk))
+            transaction.on_commit(
+                lambda: tasks.ingest_staged_batch.enqueue(batch.pk, request.user.pk)
+            )
         return redirect(batch)
     return render(request, "evidence/upload.html", {"case": case, "form": form})
 

@@ -69,8 +69,13 @@ def run_intake(
     custodian_manifest: Path | None = None,
     progress: Callable[[int, int, float], None] | None = None,
     name_encoding: str | None = None,
+    group_now: bool = True,
 ) -> RunReport:
     """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
+
+    ``group_now``: place the new images into near-duplicate groups before returning (the
+    command line, a background task); False leaves it to the caller (a web request
+    queues a task instead).
 
     ``name_encoding``: that the ZIP's names were read with (None: not a ZIP). Checked,
     once the batch is this run's (no other run can add to it meanwhile), against the
@@ -131,7 +136,8 @@ def run_intake(
             progress(n, len(todo), time.monotonic() - started)
     if chunk or not todo:
         flush()
-    services.regroup_near_duplicates(batch.case)
+    if group_now:
+        services.group_near_duplicates(batch.case)
     services.finish_batch(
         actor=actor,
         batch=batch,
