@@ -331,3 +331,17 @@ def check_role_allowed(user: Any, role: str) -> None:
             _("The role “%(role)s” needs an account in the group %(groups)s."),
             params={"role": Role(role).label, "groups": " / ".join(sorted(needed))},
         )
+
+
+def get_case_for_access_management(user: User | None, reference: str) -> Case:
+    """The case whose access ``user`` may manage: any case for a system admin (who is
+    shown its reference and title only, never its content), a case they lead for a lead;
+    404 otherwise, as for a case that does not exist."""
+    from .models import Case
+
+    if is_system_admin(user):
+        case = Case.objects.filter(reference=reference).first()
+        if case is None:
+            raise Http404
+        return case
+    return get_case_for_user(user, reference, Action.MANAGE_MEMBERS)
