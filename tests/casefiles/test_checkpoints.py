@@ -395,5 +395,5 @@ def test_verify_audit_takes_the_folder_audit_checkpoint_prints(log, tmp_path, ca
     assert "size 12" in out  # the folder of folders: the newest checkpoint
     assert (tmp_path / "latest").resolve() == (tmp_path / "checkpoint-12").resolve()
     (tmp_path / "empty").mkdir()
-    with pytest.raises(CommandError, match="no checkpoint.json"):
+    with pytest.raises(CommandError, match=r"no checkpoint\.json"):
         call_command("verify_audit", "--checkpoint", str(tmp_path / "empty"))

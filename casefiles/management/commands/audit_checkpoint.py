@@ -14,15 +14,15 @@ def _point_latest_at(out: Path, where: Path) -> None:
     """``<out>/latest`` names the newest checkpoint folder (a relative symbolic link,
     replaced atomically), so that commands and docs can name it without its size."""
     try:
-        current = int(os.readlink(out / "latest").removeprefix("checkpoint-"))
+        current = int((out / "latest").readlink().name.removeprefix("checkpoint-"))
     except (OSError, ValueError):
         current = -1
     if current > int(where.name.removeprefix("checkpoint-")):
         return  # an older checkpoint written again: latest stays on the newest
     tmp = out / f".latest-{os.getpid()}"
     tmp.unlink(missing_ok=True)
-    os.symlink(where.name, tmp)
-    os.replace(tmp, out / "latest")
+    tmp.symlink_to(where.name)
+    tmp.replace(out / "latest")
 
 
 class Command(BaseCommand):
