@@ -109,3 +109,19 @@ def test_the_new_pages_speak_arabic(client, cast):
         page = client.get(url).content.decode()
         assert 'dir="rtl"' in page
         assert "Grant access" not in page and "Open a new case" not in page
+
+
+def test_approving_a_request_on_its_page_says_it_waits_for_another_admin(client, cast):
+    from casefiles import services
+
+    UserFactory(username="admin2", groups=[ADMIN_GROUP], is_staff=True)
+    req = services.request_access(user=cast.outsider, case=cast.case, reason="I document it")
+    client.force_login(cast.admin)
+    response = client.post(
+        reverse("access_request_decide", args=[req.pk]),
+        {"role": "investigator", "approve": "1"},
+        follow=True,
+    )
+    assert "needs a second admin" in response.content.decode()
+    assert role_in(cast.outsider, cast.case) is None
+    assert GrantRequest.objects.filter(access_request=req).exists()
