@@ -313,9 +313,7 @@ def _documented(pattern):
 
 
 def test_the_documented_openssl_command_verifies_a_checkpoint_and_catches_a_change(log, tmp_path):
-    (block,) = _documented(
-        r"^openssl pkeyutl",
-    )
+    (block,) = _documented(r"(?m)^openssl pkeyutl")
     (command,) = [line for line in block.splitlines() if line.startswith("openssl")]
     path = _checkpoint(tmp_path)
     result = subprocess.run(shlex.split(command), cwd=path, capture_output=True, text=True)
