@@ -26,7 +26,6 @@ from . import access, services, twofactor
 from .forms import AccessRequestForm, CaseForm, DecisionForm, GrantForm, MembershipChangeForm
 from .models import (
     AccessRequest,
-    Case,
     GrantRequest,
     Membership,
     SecondFactorReset,
@@ -312,16 +311,20 @@ def _granted_or_asked(request: HttpRequest, result) -> None:
 def manage_case_list(request: HttpRequest) -> HttpResponse:
     """Every case, by reference and title (never its content), for admins to manage."""
     _require_admin(request)
-    cases = Case.objects.annotate(
-        n_members=Count(
-            "memberships", filter=Q(access.active_membership_q("memberships__")), distinct=True
-        ),
-        n_pending=Count(
-            "grant_requests",
-            filter=Q(grant_requests__outcome=GrantRequest.Outcome.PENDING),
-            distinct=True,
-        ),
-    ).only("reference", "title", "status", "created_at")
+    cases = (
+        access.cases_for_access_management(request.user)
+        .annotate(
+            n_members=Count(
+                "memberships", filter=Q(access.active_membership_q("memberships__")), distinct=True
+            ),
+            n_pending=Count(
+                "grant_requests",
+                filter=Q(grant_requests__outcome=GrantRequest.Outcome.PENDING),
+                distinct=True,
+            ),
+        )
+        .only("reference", "title", "status", "created_at")
+    )
     return render(request, "casefiles/manage_case_list.html", {"cases": cases})
 
 
