@@ -390,12 +390,12 @@ def case_members(request: HttpRequest, ref: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-def membership_change(request: HttpRequest, ref: str, pk: int) -> HttpResponse:
+def membership_change(request: HttpRequest, ref: str, membership_id: int) -> HttpResponse:
     case = access.get_case_for_access_management(request.user, ref)
     membership = (
         Membership.objects.manageable_by(request.user)
         .active()
-        .filter(case=case, pk=pk)
+        .filter(case=case, pk=membership_id)
         .select_related("user")
         .first()
     )

@@ -103,7 +103,7 @@ urlpatterns = [
     path("manage/cases/new/", access_views.case_create, name="case_create"),
     path("cases/<str:ref>/members/", access_views.case_members, name="case_members"),
     path(
-        "cases/<str:ref>/members/<int:pk>/",
+        "cases/<str:ref>/members/<int:membership_id>/",
         access_views.membership_change,
         name="membership_change",
     ),

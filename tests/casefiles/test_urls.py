@@ -60,6 +60,7 @@ def values(cast, tmp_path):
     """One object of each kind a case URL can name, in ``cast.case``: the URL kwargs."""
     from django.utils import timezone
 
+    from casefiles.models import Membership
     from people import services
     from tests.factories import register_person
 
@@ -89,6 +90,7 @@ def values(cast, tmp_path):
         "code": person.code,
         "testimony_id": str(testimony.pk),
         "consent_id": str(consent.pk),
+        "membership_id": str(Membership.objects.get(user=cast.observer).pk),
     }
 
 
