@@ -368,3 +368,23 @@ def check_role_allowed(user: Any, role: str) -> None:
             _("The role “%(role)s” needs an account in the group %(groups)s."),
             params={"role": Role(role).label, "groups": " / ".join(sorted(needed))},
         )
+
+
+def cases_for_access_management(user: User | None) -> models.QuerySet:
+    """The cases whose access ``user`` manages: every case for a system admin (to be
+    shown by reference and title only, never their content), those they lead for a lead.
+    """
+    from .models import Case
+
+    if is_system_admin(user):
+        return Case.objects.all()
+    return Case.objects.filter(pk__in=led_case_ids(user))
+
+
+def get_case_for_access_management(user: User | None, reference: str) -> Case:
+    """The case whose access ``user`` may manage (see ``cases_for_access_management``);
+    404 otherwise, as for a case that does not exist."""
+    case = cases_for_access_management(user).filter(reference=reference).first()
+    if case is None:
+        raise Http404
+    return case

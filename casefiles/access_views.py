@@ -23,8 +23,14 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, services, twofactor
-from .forms import AccessRequestForm, DecisionForm
-from .models import AccessRequest, Membership, SecondFactorReset, UserSession
+from .forms import AccessRequestForm, CaseForm, DecisionForm, GrantForm, MembershipChangeForm
+from .models import (
+    AccessRequest,
+    GrantRequest,
+    Membership,
+    SecondFactorReset,
+    UserSession,
+)
 
 EXPIRING_DAYS = 14
 
@@ -70,7 +76,16 @@ def access_request_list(request: HttpRequest) -> HttpResponse:
         .select_related("user", "case")
         .order_by("requested_at")
     )
-    return render(request, "casefiles/access_request_list.html", {"pending": pending})
+    grants = (
+        GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
+        .select_related("user", "case", "requested_by")
+        .order_by("requested_at")
+        if access.is_system_admin(request.user)
+        else GrantRequest.objects.none()
+    )
+    return render(
+        request, "casefiles/access_request_list.html", {"pending": pending, "grants": grants}
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -103,7 +118,12 @@ def access_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 form.add_error(None, exc)
         else:
-            messages.success(request, _("Access granted.") if approve else _("Request refused."))
+            if getattr(req, "pending_grant", None) is not None:
+                _granted_or_asked(request, req.pending_grant)
+            else:
+                messages.success(
+                    request, _("Access granted.") if approve else _("Request refused.")
+                )
             return redirect("access_requests")
     return render(request, "casefiles/access_request_decide.html", {"req": req, "form": form})
 
@@ -264,3 +284,173 @@ def expiring_memberships(request: HttpRequest) -> HttpResponse:
         "casefiles/manage_expiring.html",
         {"memberships": soon, "days": EXPIRING_DAYS},
     )
+
+
+# Cases and their members ------------------------------------------------------------
+
+
+def _add_service_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            target = "expires_on" if field == "expires_at" else field
+            form.add_error(target if target in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def _granted_or_asked(request: HttpRequest, result) -> None:
+    if isinstance(result, GrantRequest):
+        messages.warning(
+            request,
+            _(
+                "Not granted yet: this grant needs a second admin. It waits for another "
+                "admin's approval on the Access requests page."
+            ),
+        )
+    else:
+        messages.success(request, _("Access granted."))
+
+
+@require_http_methods(["GET"])
+def manage_case_list(request: HttpRequest) -> HttpResponse:
+    """Every case, by reference and title (never its content), for admins to manage."""
+    _require_admin(request)
+    cases = (
+        access.cases_for_access_management(request.user)
+        .annotate(
+            n_members=Count(
+                "memberships", filter=Q(access.active_membership_q("memberships__")), distinct=True
+            ),
+            n_pending=Count(
+                "grant_requests",
+                filter=Q(grant_requests__outcome=GrantRequest.Outcome.PENDING),
+                distinct=True,
+            ),
+        )
+        .only("reference", "title", "status", "created_at")
+    )
+    return render(request, "casefiles/manage_case_list.html", {"cases": cases})
+
+
+@require_http_methods(["GET", "POST"])
+def case_create(request: HttpRequest) -> HttpResponse:
+    """An admin opens a case; its members are then granted on its members page."""
+    _require_admin(request)
+    form = CaseForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            case = services.create_case(actor=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            _add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Case opened. Now grant access to its lead."))
+            return redirect("case_members", ref=case.reference)
+    return render(request, "casefiles/case_form.html", {"form": form})
+
+
+@require_http_methods(["GET", "POST"])
+def case_members(request: HttpRequest, ref: str) -> HttpResponse:
+    """Who has access to a case, and a form to grant it: for its lead and for admins."""
+    case = access.get_case_for_access_management(request.user, ref)
+    form = GrantForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = services.grant_or_ask(
+                actor=request.user,
+                case=case,
+                user=form.user,
+                role=form.cleaned_data["role"],
+                expires_at=form.expires_at(),
+                note=form.cleaned_data["note"],
+            )
+        except ValidationError as exc:
+            _add_service_errors(form, exc)
+        else:
+            _granted_or_asked(request, result)
+            return redirect("case_members", ref=case.reference)
+    members = (
+        Membership.objects.manageable_by(request.user)
+        .active()
+        .filter(case=case)
+        .select_related("user", "granted_by")
+        .order_by("role", "user__username")
+    )
+    pending = (
+        GrantRequest.objects.filter(case=case, outcome=GrantRequest.Outcome.PENDING)
+        .select_related("user", "requested_by")
+        .order_by("requested_at")
+    )
+    return render(
+        request,
+        "casefiles/case_members.html",
+        {
+            "case": case,
+            "members": members,
+            "pending": pending,
+            "form": form,
+            "is_admin": access.is_system_admin(request.user),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def membership_change(request: HttpRequest, ref: str, membership_id: int) -> HttpResponse:
+    case = access.get_case_for_access_management(request.user, ref)
+    membership = (
+        Membership.objects.manageable_by(request.user)
+        .active()
+        .filter(case=case, pk=membership_id)
+        .select_related("user")
+        .first()
+    )
+    if membership is None:
+        raise Http404
+    initial = {
+        "role": membership.role,
+        "expires_on": membership.expires_at.date() if membership.expires_at else None,
+    }
+    form = MembershipChangeForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            result = services.grant_or_ask(
+                actor=request.user,
+                case=case,
+                user=membership.user,
+                role=form.cleaned_data["role"],
+                expires_at=form.expires_at(membership.expires_at),
+                membership=membership,
+            )
+        except ValidationError as exc:
+            _add_service_errors(form, exc)
+        else:
+            if isinstance(result, GrantRequest):
+                _granted_or_asked(request, result)
+            else:
+                messages.success(request, _("Access changed."))
+            return redirect("case_members", ref=case.reference)
+    return render(
+        request,
+        "casefiles/membership_form.html",
+        {"case": case, "membership": membership, "form": form},
+    )
+
+
+@require_POST
+def grant_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
+    """Another admin approves or refuses a grant; whoever asked may withdraw it."""
+    _require_admin(request)
+    if decision not in ("approve", "refuse"):
+        raise Http404
+    pending = get_object_or_404(GrantRequest, pk=pk)
+    try:
+        done = services.decide_grant(
+            actor=request.user, request=pending, approve=decision == "approve"
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        if done is not None:
+            messages.success(request, _("Access granted."))
+        else:
+            messages.success(request, _("The grant will not be made."))
+    return redirect("access_requests")

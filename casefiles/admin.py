@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -18,7 +19,7 @@ from django_otp_webauthn.models import WebAuthnCredential
 
 from . import access, audit, services
 from .admin_policy import AtharAdminMixin, adopt_registered_admins
-from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, Membership
+from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, GrantRequest, Membership
 
 
 class AtharModelAdmin(AtharAdminMixin, admin.ModelAdmin):
@@ -79,6 +80,23 @@ class MembershipAdminForm(forms.ModelForm):
                 access.check_role_allowed(user, role)
             except ValidationError as exc:
                 self.add_error("role", exc)
+        expires_at = data.get("expires_at")
+        if expires_at is not None and expires_at != self.instance.expires_at:
+            if expires_at <= timezone.now():
+                self.add_error("expires_at", _("The expiry must be in the future."))
+        case = data.get("case") if "case" in self.fields else self.instance.case
+        if user is not None and case is not None:
+            pending = GrantRequest.objects.filter(
+                user=user, case=case, outcome=GrantRequest.Outcome.PENDING
+            )
+            if pending.exists():
+                self.add_error(
+                    None,
+                    _(
+                        "A grant of access to this case for this user is already waiting "
+                        "for a decision."
+                    ),
+                )
         return data
 
 
@@ -104,24 +122,54 @@ class MembershipAdmin(AtharModelAdmin):
 
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
-        if change:
+        # A grant that needs a second admin becomes a request another admin decides on
+        # the app's page; nothing is saved here, and the message says so.
+        result = services.grant_or_ask(
+            actor=request.user,
+            case=obj.case,
+            user=obj.user,
+            role=data["role"],
+            expires_at=data.get("expires_at"),
             # The form has already copied the new values onto ``obj``: the service
             # compares them with the membership as stored.
-            services.update_membership(
-                actor=request.user,
-                membership=Membership.objects.get(pk=obj.pk),
-                role=data["role"],
-                expires_at=data.get("expires_at"),
-            )
-        else:
-            granted = services.grant_membership(
-                actor=request.user,
-                case=data["case"],
-                user=data["user"],
-                role=data["role"],
-                expires_at=data.get("expires_at"),
-            )
-            obj.pk, obj._state.adding = granted.pk, False
+            membership=Membership.objects.get(pk=obj.pk) if change else None,
+        )
+        if isinstance(result, GrantRequest):
+            request._athar_grant_request = result
+            if not change:
+                obj.pk = None
+            return
+        obj.pk, obj._state.adding = result.pk, False
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return self._pending_response(request) or super().response_add(
+            request, obj, post_url_continue
+        )
+
+    def response_change(self, request, obj):
+        return self._pending_response(request) or super().response_change(request, obj)
+
+    def _pending_response(self, request):
+        pending = getattr(request, "_athar_grant_request", None)
+        if pending is None:
+            return None
+        self.message_user(
+            request,
+            _(
+                "Not granted yet: this grant needs a second admin. It waits for another "
+                "admin's approval on the Access requests page."
+            ),
+            messages.WARNING,
+        )
+        return redirect("access_requests")
+
+    def log_addition(self, request, obj, message):
+        if getattr(request, "_athar_grant_request", None) is None:
+            super().log_addition(request, obj, message)
+
+    def log_change(self, request, obj, message):
+        if getattr(request, "_athar_grant_request", None) is None:
+            super().log_change(request, obj, message)
 
     @admin.action(description=_("Revoke the selected memberships now"))
     def revoke(self, request, queryset):

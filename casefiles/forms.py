@@ -4,6 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .access import Role
+from .models import Case
 
 
 class AccessRequestForm(forms.Form):
@@ -29,4 +30,60 @@ class DecisionForm(forms.Form):
 
     def expires_at(self):
         day = self.cleaned_data.get("expires_on")
+        return datetime.combine(day, time.max, tzinfo=UTC) if day else None
+
+
+class CaseForm(forms.ModelForm):
+    """A new case, as an admin opens it: what identifies it, not its content."""
+
+    class Meta:
+        model = Case
+        fields = ["reference", "title", "status", "sensitivity", "jurisdiction"]
+
+    def clean_reference(self):
+        return self.cleaned_data["reference"].strip().upper()
+
+
+class GrantForm(forms.Form):
+    username = forms.CharField(label=_("Username"), max_length=150)
+    role = forms.ChoiceField(label=_("Role"), choices=[("", _("Choose a role")), *Role.choices])
+    expires_on = forms.DateField(
+        label=_("Access ends on (UTC, end of day)"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+    note = forms.CharField(
+        label=_("Why (for the admin who approves, if one must)"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    def clean_username(self):
+        from django.contrib.auth import get_user_model
+
+        name = self.cleaned_data["username"].strip()
+        user = get_user_model().objects.filter(username=name, is_active=True).first()
+        if user is None:
+            raise forms.ValidationError(_("No active account has this username."))
+        self.user = user
+        return name
+
+    def expires_at(self):
+        day = self.cleaned_data.get("expires_on")
+        return datetime.combine(day, time.max, tzinfo=UTC) if day else None
+
+
+class MembershipChangeForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
+    expires_on = forms.DateField(
+        label=_("Access ends on (UTC, end of day)"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
+
+    def expires_at(self, current=None):
+        day = self.cleaned_data.get("expires_on")
+        if current is not None and day == current.astimezone(UTC).date():
+            return current  # the day shown, unchanged: keep the exact time
         return datetime.combine(day, time.max, tzinfo=UTC) if day else None

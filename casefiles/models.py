@@ -313,3 +313,66 @@ class SecondFactorReset(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.requested_at:%Y-%m-%d %H:%M} · {self.outcome}"
+
+
+class GrantRequest(models.Model):
+    """A grant or change of case access that needs a second admin's approval.
+
+    An admin who created an account or issued its enrolment code may hold its password
+    and its second factor: giving that account access would let the admin reach the case
+    alone, as the account. And lead or investigator (who may reveal identities) granted by
+    an admin who is not the case's lead is a reach into the case too. Either waits here
+    for another admin (``services.decide_grant``); with no other admin to ask, the grant
+    is made at once and its entry says so, as for second-factor resets.
+    """
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", _("Waiting for another admin")
+        APPROVED = "approved", _("Approved")
+        REFUSED = "refused", _("Refused")
+        CANCELLED = "cancelled", _("Withdrawn")
+
+    class Why(models.TextChoices):
+        OWN_ACCOUNT = "own_account", _("The admin who asks created this account or enrolled it")
+        NOT_LEAD = "not_lead", _("Lead or investigator, asked by an admin who is not the lead")
+
+    case = models.ForeignKey(Case, models.PROTECT, related_name="grant_requests")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    role = models.CharField(_("role"), max_length=16, choices=Role.choices)
+    expires_at = models.DateTimeField(_("expires at"), null=True, blank=True)
+    # Set when the request changes a membership in force rather than granting a new one.
+    membership = models.ForeignKey(
+        Membership, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    # Set when the request approves a user's own access request.
+    access_request = models.ForeignKey(
+        AccessRequest, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    why = models.JSONField(default=list)
+    note = models.TextField(_("note"), blank=True)
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(auto_now_add=True)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, default=Outcome.PENDING)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    granted = models.ForeignKey(Membership, models.PROTECT, null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["-requested_at"]
+        verbose_name = _("grant waiting for a second admin")
+        verbose_name_plural = _("grants waiting for a second admin")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "case"],
+                condition=models.Q(outcome="pending"),
+                name="one_pending_grant_per_user_and_case",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.case} · {self.role} · {self.outcome}"
+
+    def why_labels(self) -> list[str]:
+        return [str(self.Why(w).label) for w in self.why if w in self.Why.values]

@@ -235,3 +235,51 @@ def test_a_new_investigator_enrols_with_the_admins_code_then_signs_in_with_a_sec
         page.click("button[type=submit]:has-text('Sign in')")
         _sign_in_with_key(page)
         assert re.search(r"DEMO-2014-001", page.locator("main").inner_text())
+
+
+SECOND_ADMIN = """
+from django.contrib.auth.models import Group, User
+from django_otp.plugins.otp_totp.models import TOTPDevice
+a = User.objects.create_user("nadia", password="a long passphrase for nadia", is_staff=True)
+a.groups.add(Group.objects.get(name="Admin"))
+TOTPDevice.objects.create(user=a, name="app", confirmed=True, key="%s")
+k = User.objects.create_user("karim", password="a long passphrase for karim")
+k.groups.add(Group.objects.get(name="Investigator"))
+"""
+
+
+def test_an_admins_grant_waits_for_a_second_admin_who_approves_it(server):
+    """The demo admin grants investigator in a case they do not lead: it waits; another
+    admin, signed in with their own second factor, approves it on the requests page."""
+    from django_otp.oath import totp
+
+    key = "3132333435363738393031323334353637383930"
+    run_manage(server.env, "shell", "--no-imports", "-c", SECOND_ADMIN % key)
+    with _browser_page(server.url) as page:
+        _sign_in(page, "admin")
+        page.wait_for_url("**/cases/")
+        page.click("header a[href='/manage/cases/']")
+        page.click("main a:text-is('DEMO-2013-007')")
+        page.fill("#id_username", "karim")
+        page.select_option("#id_role", "investigator")
+        page.click("main button:has-text('Grant')")
+        assert "needs a second admin" in page.locator("ul.messages").inner_text()
+        page.goto("/cases/DEMO-2013-007/members/")
+        assert "karim" in page.locator("main section").first.inner_text()  # waiting
+        page.goto("/access/requests/")
+        assert page.locator("main button:has-text('Approve')").count() == 0  # not theirs
+    with _browser_page(server.url) as page:
+        page.goto("/")
+        page.fill("#id_username", "nadia")
+        page.fill("#id_password", "a long passphrase for nadia")
+        page.click("button[type=submit]:has-text('Sign in')")
+        page.fill("#id_code", f"{totp(bytes.fromhex(key)):06d}")
+        page.click("main button[type=submit]")
+        page.wait_for_url("**/cases/")
+        page.goto("/access/requests/")
+        assert "karim" in page.locator("main").inner_text()
+        page.click("main button:has-text('Approve')")
+        assert "Access granted." in page.locator("ul.messages").inner_text()
+        page.goto("/cases/DEMO-2013-007/members/")
+        members = page.locator("main table.list").first.inner_text()
+        assert "karim" in members and "Investigator" in members

@@ -313,9 +313,7 @@ def _documented(pattern):
 
 
 def test_the_documented_openssl_command_verifies_a_checkpoint_and_catches_a_change(log, tmp_path):
-    (block,) = _documented(
-        r"^openssl pkeyutl",
-    )
+    (block,) = _documented(r"(?m)^openssl pkeyutl")
     (command,) = [line for line in block.splitlines() if line.startswith("openssl")]
     path = _checkpoint(tmp_path)
     result = subprocess.run(shlex.split(command), cwd=path, capture_output=True, text=True)
@@ -378,3 +376,22 @@ def test_checkpoints_cannot_be_changed_in_the_database(log, tmp_path):
     with pytest.raises(DatabaseError), transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("UPDATE casefiles_auditcheckpoint SET root = 'x'")
+
+
+def test_verify_audit_takes_the_folder_audit_checkpoint_prints(log, tmp_path, capsys):
+    call_command("audit_checkpoint", "--out", str(tmp_path))
+    printed = capsys.readouterr().out
+    folder = re.search(r"written to (\S+)", printed)[1]
+    audit.record(None, "test.later")
+    call_command("audit_checkpoint", "--out", str(tmp_path))
+    capsys.readouterr()
+    # The folder it printed, the newest one by its stable name, and the folder of them all.
+    for named in (folder, tmp_path / "latest", tmp_path):
+        call_command("verify_audit", "--checkpoint", str(named), "--entry", "3")
+        out = capsys.readouterr().out
+        assert "checkpoint OK" in out and "entry 3 is included" in out
+    assert "size 12" in out  # the folder of folders: the newest checkpoint
+    assert (tmp_path / "latest").resolve() == (tmp_path / "checkpoint-12").resolve()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(CommandError, match=r"no checkpoint\.json"):
+        call_command("verify_audit", "--checkpoint", str(tmp_path / "empty"))

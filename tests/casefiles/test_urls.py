@@ -64,6 +64,7 @@ def values(cast, tmp_path):
     """One object of each kind a case URL can name, in ``cast.case``: the URL kwargs."""
     from django.utils import timezone
 
+    from casefiles.models import Membership
     from people import services
     from tests.factories import register_person
 
@@ -93,6 +94,7 @@ def values(cast, tmp_path):
         "code": person.code,
         "testimony_id": str(testimony.pk),
         "consent_id": str(consent.pk),
+        "membership_id": str(Membership.objects.get(user=cast.observer).pk),
     }
 
 
@@ -162,11 +164,20 @@ def test_members_get_404_for_case_objects_that_do_not_exist(client, cast, values
     assert checked >= len(named)
 
 
+# A case's access pages: a system admin manages who is in any case, and is shown its
+# reference, title and members there, never its content.
+ACCESS_MANAGEMENT = {"case_members", "membership_change"}
+
+
 def test_a_system_admin_who_is_no_member_gets_404_on_case_urls(client, cast, values):
     client.force_login(cast.admin)
-    for url, _, is_case in _all_urls(values):
-        if is_case:
+    for url, name, is_case in _all_urls(values):
+        if is_case and name not in ACCESS_MANAGEMENT:
             assert client.get(url).status_code == 404, url
+        elif name in ACCESS_MANAGEMENT:
+            page = client.get(url)
+            assert page.status_code in (200, 404), url
+            assert cast.case.summary not in page.content.decode()
 
 
 def test_a_404_looks_the_same_for_an_unknown_and_a_forbidden_case(client, cast):

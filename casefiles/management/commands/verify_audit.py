@@ -1,5 +1,6 @@
 import base64
 import json
+import re
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,7 +20,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--checkpoint", type=Path, help="a published checkpoint.json")
+        parser.add_argument(
+            "--checkpoint",
+            type=Path,
+            help="a published checkpoint: its checkpoint.json, the folder audit_checkpoint "
+            "wrote it to, or a folder of such folders (the newest is checked)",
+        )
         parser.add_argument(
             "--public-key",
             type=Path,
@@ -42,9 +48,30 @@ class Command(BaseCommand):
     def _fail(self, message):
         raise CommandError(f"checkpoint FAILED: {message}", returncode=1)
 
+    def _checkpoint_file(self, path: Path) -> Path:
+        """The checkpoint.json a path names: the file itself, the folder that
+        audit_checkpoint printed (``checkpoint-<size>/``, or ``latest``), or a folder of
+        such folders, whose largest checkpoint is taken."""
+        if not path.is_dir():
+            return path
+        if (path / "checkpoint.json").is_file():
+            return path / "checkpoint.json"
+        sizes = [
+            (int(child.name.removeprefix("checkpoint-")), child)
+            for child in path.iterdir()
+            if re.fullmatch(r"checkpoint-[0-9]{1,18}", child.name)
+            and (child / "checkpoint.json").is_file()
+        ]
+        if not sizes:
+            self._fail(f"no checkpoint.json in {path} nor in a checkpoint-<size> folder of it")
+        chosen = max(sizes)[1] / "checkpoint.json"
+        self.stdout.write(f"checking the newest checkpoint there: {chosen}")
+        return chosen
+
     def _check_checkpoint(self, options):
+        source = self._checkpoint_file(options["checkpoint"])
         try:
-            data = json.loads(options["checkpoint"].read_text())
+            data = json.loads(source.read_text())
             signed = checkpoints.SignedCheckpoint.parse(data["signed_text"])
             signature = base64.b64decode(data["signature"], validate=True)
         except (OSError, ValueError, KeyError, TypeError) as exc:

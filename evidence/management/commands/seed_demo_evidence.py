@@ -1,6 +1,11 @@
 """Fictional demo photos for the demo case (after `seed_demo`). Idempotent; never in
-production. The pictures are generated here: coloured blocks with camera-like EXIF."""
+production. The pictures are generated here: coloured blocks with camera-like EXIF.
 
+It also leaves a second fictional USB stick, not yet taken in, with its custodian's
+checksum list, under ``$ATHAR_DATA_DIR/demo/`` (``var/demo/`` by default), so that the
+README's intake example runs as written."""
+
+import hashlib
 import io
 import random
 import tempfile
@@ -35,6 +40,22 @@ def demo_photo(n: int) -> bytes:
     return out.getvalue()
 
 
+def write_demo_medium(folder: Path) -> None:
+    """A second stick: six more photos and the custodian's ``sha256sum`` list of them
+    (``<folder>.sha256``, beside the folder: it is not on the stick)."""
+    if folder.is_dir() and folder.with_suffix(".sha256").is_file():
+        return
+    lines = []
+    for n in range(12, 18):
+        name = f"DCIM/102CANON/IMG_{n:04d}.JPG"
+        data = demo_photo(n)
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        lines.append(f"{hashlib.sha256(data).hexdigest()}  {name}\n")
+    folder.with_suffix(".sha256").write_text("".join(lines))
+
+
 class Command(BaseCommand):
     help = "Take a dozen fictional photos into the demo case (never in production)."
 
@@ -44,6 +65,8 @@ class Command(BaseCommand):
         case = Case.objects.filter(reference=CASE).first()
         if case is None:
             raise CommandError("Run `manage.py seed_demo` first.")
+        medium = settings.DATA_DIR / "demo" / "usb-stick"
+        write_demo_medium(medium)
         if EvidenceItem.objects.filter(case=case).exists():
             self.stdout.write("demo evidence present")
             return
