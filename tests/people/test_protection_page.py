@@ -125,9 +125,10 @@ def test_a_member_the_protection_level_keeps_out_is_refused_with_the_reason(
     assert page.context["protection_changes"] is None
     assert REASON not in page.content.decode()
 
-    response = client.post(_url(witness), {"level": "critical", "reason": REASON})
-    assert response.status_code == 403
-    assert "High protection" in response.content.decode()
+    for reason in (REASON, "?"):  # refused before what they wrote is even weighed
+        response = client.post(_url(witness), {"level": "critical", "reason": reason})
+        assert response.status_code == 403
+        assert "High protection" in response.content.decode()
     assert _level(witness) == "high"
 
 
@@ -200,3 +201,21 @@ def services_change(cast, person, level="high"):
     from people import services
 
     services.change_protection(actor=cast.lead, person=person, level=level, reason=REASON)
+
+
+def test_the_level_is_changed_on_the_page_of_the_persons_own_case(
+    client, cast, witness, other_case
+):
+    from people import services
+
+    MembershipFactory(user=cast.lead, case=other_case, role=Role.LEAD)
+    services.add_case_role(actor=cast.lead, person=witness, case=other_case, role="witness")
+    client.force_login(cast.lead)
+    there = reverse("people:person_detail", args=[other_case.reference, witness.code])
+    assert client.get(there).context["protection_form"] is None
+    url = reverse("people:person_protection", args=[other_case.reference, witness.code])
+    response = client.post(url, {"level": "critical", "reason": REASON})
+    assert response.status_code == 403
+    assert "own case." in response.content.decode()
+    assert REASON in response.content.decode()
+    assert _level(witness) == "standard"
