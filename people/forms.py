@@ -98,6 +98,7 @@ class ProtectionForm(forms.Form):
     )
 
     def __init__(self, *args, levels=(), **kwargs):
+        kwargs.setdefault("label_suffix", "")  # no colon after a question mark
         super().__init__(*args, **kwargs)
         labels = dict(Person.Protection.choices)
         self.fields["level"].widget.choices = [(level, labels[level]) for level in levels]
