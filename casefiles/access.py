@@ -334,6 +334,46 @@ def statement_refusal(user: User | None, witness: Any, case: Case) -> str | None
     )
 
 
+def _lowering_refusal(user: User | None, person: Any, case: Case, level: str) -> str | None:
+    """Why ``user`` may not set ``person``'s protection to ``level`` when it is lower than
+    now: only the case lead lowers a level, which opens the identity to more members."""
+    levels = list(person.Protection.values)  # standard < high < critical
+    if level not in levels or levels.index(level) >= levels.index(person.protection_level):
+        return None
+    if role_in(user, case) == Role.LEAD:
+        return None
+    return str(_("Only the case lead lowers a protection level."))
+
+
+def protection_change_refusal(
+    user: User | None, person: Any, case: Case, level: str | None = None
+) -> str | None:
+    """Why ``user`` may not change the protection level of ``person`` (to ``level``, when
+    given) in ``case``, the person's own case; None when they may.
+
+    Whoever may reveal the person now (``can`` and ``reveal_refusal``) may raise the
+    level; lowering it, which opens the identity to more members, only the case lead.
+    The service that changes it and the person page that offers the form both ask here.
+    """
+    if not can(user, Action.REVEAL_IDENTITY, case):
+        return str(_("Your role does not allow changing this person's protection level."))
+    if refusal := reveal_refusal(user, person, case):
+        return refusal
+    return _lowering_refusal(user, person, case, level) if level is not None else None
+
+
+def protection_levels_for(user: User | None, person: Any, case: Case) -> list[str]:
+    """The levels ``user`` may set ``person``'s protection to now, by the rule of
+    ``protection_change_refusal``; empty when they may not change it at all."""
+    if protection_change_refusal(user, person, case):
+        return []
+    return [
+        level
+        for level in person.Protection.values
+        if level != person.protection_level and _lowering_refusal(user, person, case, level) is None
+    ]
+
+
 def get_case_for_user(user: User | None, reference: str, action: str = Action.VIEW_CASE) -> Case:
     """The case with this reference if ``user`` may do ``action`` on it; 404 otherwise.
 

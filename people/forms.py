@@ -85,6 +85,25 @@ class RevealForm(forms.Form):
     )
 
 
+class ProtectionForm(forms.Form):
+    """A new protection level and why. Any level is accepted here, so that the service
+    (``protection_change_refusal``) says why one is refused; the list offers only the
+    levels the user may set (``levels``)."""
+
+    level = forms.ChoiceField(label=_("New protection level"), choices=Person.Protection.choices)
+    reason = forms.CharField(
+        label=_("Why does the protection level change?"),
+        max_length=1000,
+        widget=forms.Textarea({**_TEXT, "rows": 2}),
+    )
+
+    def __init__(self, *args, levels=(), **kwargs):
+        kwargs.setdefault("label_suffix", "")  # no colon after a question mark
+        super().__init__(*args, **kwargs)
+        labels = dict(Person.Protection.choices)
+        self.fields["level"].widget.choices = [(level, labels[level]) for level in levels]
+
+
 class NameLookupForm(forms.Form):
     name = forms.CharField(
         label=_("Is this person already registered? Name"),

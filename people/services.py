@@ -15,11 +15,10 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import (
     Action,
-    Role,
     active_membership_q,
     can,
+    protection_change_refusal,
     reveal_refusal,
-    role_in,
     statement_refusal,
     testimony_refusal,
 )
@@ -175,9 +174,6 @@ def relate_people(*, actor: Any, case: Case, person: Person, kind: str, other: P
     return relation
 
 
-_LEVELS = list(Person.Protection.values)  # standard < high < critical
-
-
 def change_protection(*, actor: Any, person: Person, level: str, reason: str) -> ProtectionChange:
     """Raise or lower a person's protection level, saying why.
 
@@ -187,10 +183,9 @@ def change_protection(*, actor: Any, person: Person, level: str, reason: str) ->
     database refuses a level that no such row records.
     """
     case = person.case
-    _require(actor, Action.REVEAL_IDENTITY, case)
-    if refusal := reveal_refusal(actor, person, case):
+    if refusal := protection_change_refusal(actor, person, case):
         raise PermissionDenied(refusal)
-    if level not in _LEVELS:
+    if level not in Person.Protection.values:
         raise ValidationError(_("Choose a protection level."))
     reason = reason.strip()
     if len(reason) < 5:
@@ -200,8 +195,9 @@ def change_protection(*, actor: Any, person: Person, level: str, reason: str) ->
         old = locked.protection_level
         if level == old:
             raise ValidationError(_("The person already has this protection level."))
-        if _LEVELS.index(level) < _LEVELS.index(old) and role_in(actor, case) != Role.LEAD:
-            raise PermissionDenied(_("Only the case lead lowers a protection level."))
+        # Asked again of the locked row: the level it lowers from is the one now.
+        if refusal := protection_change_refusal(actor, locked, case, level):
+            raise PermissionDenied(refusal)
         change = ProtectionChange.objects.create(
             person=locked, from_level=old, to_level=level, reason=reason, changed_by=actor
         )

@@ -8,7 +8,7 @@ been audited; the identity goes into that one response and nowhere else.
 import csv
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch, Q
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,6 +19,8 @@ from casefiles.access import (
     Action,
     can,
     get_case_for_user,
+    protection_change_refusal,
+    protection_levels_for,
     reveal_refusal,
     statement_refusal,
     testimony_refusal,
@@ -32,6 +34,7 @@ from .forms import (
     DecisionForm,
     NameLookupForm,
     PersonForm,
+    ProtectionForm,
     RelationForm,
     RevealForm,
     TestimonyForm,
@@ -195,6 +198,23 @@ def person_create(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
+def _protection_levels(request, case, person):
+    """The levels the user may set the person's protection to from this page: on the
+    person's own case's page, by the rule the service applies."""
+    if person.case_id != case.pk:
+        return []
+    return protection_levels_for(request.user, person, case)
+
+
+def _protection_refusal(request, case, person):
+    """Why the user has no level to set the person's protection to from this page."""
+    if person.case_id != case.pk:
+        return _("The protection level is changed on the page of the person's own case.")
+    return protection_change_refusal(request.user, person, case) or _(
+        "Only the case lead lowers a protection level."
+    )
+
+
 def _person_page(request, case, person, identity=None, reveal_form=None, status=200):
     relations = (
         Relation.objects.visible_to(request.user)
@@ -214,6 +234,7 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
     refusal = reveal_refusal(request.user, person, case) if role_may_reveal else None
     can_reveal = role_may_reveal and refusal is None
     can_testify = can(request.user, Action.ADD_TESTIMONY, case)
+    protection_levels = _protection_levels(request, case, person)
     # Naming a testimony's interviewers lets them reveal: kept to who may reveal already.
     testimony_refused = testimony_refusal(request.user, person, case) if can_testify else None
     return render(
@@ -231,6 +252,13 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
             "identity": identity,
             "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
             "reveal_refusal": refusal,
+            # Who changed the level, when and why: for who may reveal the person.
+            "protection_changes": (
+                person.protection_changes.select_related("changed_by") if can_reveal else None
+            ),
+            "protection_form": (
+                ProtectionForm(levels=protection_levels) if protection_levels else None
+            ),
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
             "can_consent": can_testify,
             "can_log_testimony": can_testify and testimony_refused is None,
@@ -272,6 +300,57 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
         intro=_("The reveal and your reason are written to the audit log."),
         submit=_("Reveal"),
         status=400 if form.errors else 200,
+    )
+
+
+def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    """Raise or lower the person's protection level, through the service that audits it.
+    A rejected form comes back with what was typed; a refusal says why (403)."""
+    case, person = _person(request, ref, code, Action.REVEAL_IDENTITY)
+    levels = _protection_levels(request, case, person)
+    form = ProtectionForm(request.POST or None, levels=levels)
+    status = 200
+    if request.method == "POST":
+        status = 400
+        if person.case_id != case.pk:
+            form.full_clean()  # an unchecked form cannot take an error
+            form.add_error(None, _protection_refusal(request, case, person))
+            status = 403
+        elif form.is_valid():
+            try:
+                change = services.change_protection(
+                    actor=request.user,
+                    person=person,
+                    level=form.cleaned_data["level"],
+                    reason=form.cleaned_data["reason"],
+                )
+            except PermissionDenied as exc:
+                form.add_error(None, str(exc))
+                status = 403
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                messages.success(
+                    request,
+                    _("Protection level changed to %s.") % change.get_to_level_display(),
+                )
+                return redirect(person.get_absolute_url())
+    elif not levels:
+        # An old link or a second tab: say why, never show the form.
+        messages.error(request, _protection_refusal(request, case, person))
+        return redirect(person.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Change the protection level of %s") % person.code,
+        back=person.get_absolute_url(),
+        intro=_(
+            "Raising the level narrows who may reveal the identity; only the case lead "
+            "lowers it. The change and your reason are written to the audit log."
+        ),
+        submit=_("Change the protection level"),
+        status=status,
     )
 
 
