@@ -22,6 +22,7 @@ from .models import (
     AuditCheckpoint,
     AuditEntry,
     Case,
+    GrantRequest,
     Membership,
     SecondFactorReset,
 )
@@ -230,6 +231,11 @@ def _admin_overview(user) -> dict:
         .select_related("user", "requested_by")
         .order_by("requested_at")
     )
+    grants, more_grants = _first(
+        GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
+        .select_related("user", "case", "requested_by")
+        .order_by("requested_at")
+    )
     expiring, more_expiring = _first(
         Membership.objects.manageable_by(user)
         .active()
@@ -251,6 +257,8 @@ def _admin_overview(user) -> dict:
         "more_requests": more_requests,
         "resets": resets,
         "more_resets": more_resets,
+        "grants": grants,
+        "more_grants": more_grants,
         "expiring": expiring,
         "more_expiring": more_expiring,
         "expiring_days": EXPIRING_DAYS,

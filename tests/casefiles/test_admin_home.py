@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casefiles import services
-from casefiles.access import ADMIN_GROUP, Role
+from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role
 from casefiles.models import Membership
 from tests.factories import CaseFactory, MembershipFactory, UserFactory
 
@@ -33,6 +33,11 @@ def waiting(cast, other_case):
     Membership.objects.filter(pk=ending.pk).update(expires_at=timezone.now() + timedelta(days=3))
     checkpoint, _proof = services.create_audit_checkpoint()
     sweep = run_fixity()
+    # The colleague is not the lead of other_case: an investigator grant waits for a
+    # second admin.
+    services.grant_or_ask(
+        actor=colleague, case=other_case, user=cast.investigator, role=Role.INVESTIGATOR
+    )
     return request, reset, ending, checkpoint, sweep
 
 
@@ -49,6 +54,11 @@ def test_an_admin_in_no_case_sees_what_waits_for_them_with_a_link_to_each_page(
     assert "I interviewed the family" not in html  # the reason is read where it is decided
     assert "lost phone" not in html
     assert "colleague" in html and "lawyer" in html
+    grants = response.context["grants"]
+    assert [(g.user, g.case.reference, g.role) for g in grants] == [
+        (cast.investigator, "SYR-2013-007", Role.INVESTIGATOR)
+    ]
+    assert "Grants waiting for a second admin" in html
     ending.refresh_from_db()
     assert ending.expires_at.strftime("%Y-%m-%d %H:%M") in html and "observer" in html
     assert checkpoint.root in html
@@ -127,19 +137,22 @@ def test_the_admins_start_page_costs_the_same_queries_however_much_waits(
     # session, user, the session's second-factor device; is the user a system admin, in
     # any case; the header's admin check; the requests (with the admin check of
     # decidable_by), the resets, the expiring memberships (with manageable_by's check),
-    # the checkpoint, the last sweep (with the log's visible_to check)
-    with django_assert_num_queries(14) as few:
+    # the grants waiting for a second admin, the checkpoint, the last sweep (with the
+    # log's visible_to check)
+    with django_assert_num_queries(15) as few:
         client.get(reverse("home"))
     for n in range(15):
-        asker = UserFactory()
+        asker = UserFactory(groups=[INVESTIGATOR_GROUP])
         services.request_access(user=asker, case=cast.case, reason=f"reason {n}")
         services.ask_second_factor_reset(actor=cast.admin, user=asker, reason="lost phone")
         MembershipFactory(case=cast.case, expires_at=timezone.now() + timedelta(days=1))
+        services.grant_or_ask(actor=cast.admin, case=cast.case, user=asker, role=Role.INVESTIGATOR)
     with django_assert_num_queries(len(few.captured_queries)):
         response = client.get(reverse("home"))
     assert len(response.context["requests"]) == 10 and response.context["more_requests"]
     assert len(response.context["resets"]) == 10 and response.context["more_resets"]
     assert len(response.context["expiring"]) == 10 and response.context["more_expiring"]
+    assert len(response.context["grants"]) == 10 and response.context["more_grants"]
 
 
 def test_the_django_admin_tells_a_signed_in_user_without_staff_rights_no(client, cast):
