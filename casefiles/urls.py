@@ -99,9 +99,9 @@ urlpatterns = [
     path("manage/expiring/", access_views.expiring_memberships, name="manage_expiring"),
     path("manage/cases/", access_views.manage_case_list, name="manage_cases"),
     path("manage/cases/new/", access_views.case_create, name="case_create"),
-    path("cases/<str:ref>/members/", access_views.case_members, name="case_members"),
+    path("cases/<text:ref>/members/", access_views.case_members, name="case_members"),
     path(
-        "cases/<str:ref>/members/<int:membership_id>/",
+        "cases/<text:ref>/members/<int:membership_id>/",
         access_views.membership_change,
         name="membership_change",
     ),
