@@ -120,6 +120,12 @@ class MembershipAdmin(AtharModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False  # memberships are revoked, never deleted: they are history
 
+    def has_change_permission(self, request, obj=None):
+        # A revoked membership is history: shown, never changed (access is granted anew).
+        if obj is not None and obj.revoked_at is not None:
+            return False
+        return super().has_change_permission(request, obj)
+
     def save_model(self, request, obj, form, change):
         data = form.cleaned_data
         # A grant that needs a second admin becomes a request another admin decides on

@@ -166,6 +166,20 @@ def test_changing_a_membership_in_the_django_admin_is_saved_and_audited(client, 
     assert entry.details["changes"]["role"] == ["lawyer", "observer"]
 
 
+def test_a_revoked_membership_is_shown_but_not_changed_in_the_django_admin(client, cast):
+    from casefiles import services
+
+    membership = Membership.objects.get(user=cast.lawyer)
+    services.revoke_membership(actor=cast.lead, membership=membership)
+    client.force_login(cast.admin)
+    response = _change_membership(client, membership, role="observer")
+    assert response.status_code == 403  # not a 500 from the service's refusal
+    membership.refresh_from_db()
+    assert membership.role == "lawyer" and membership.revoked_at is not None
+    page = client.get(reverse("admin:casefiles_membership_change", args=[membership.pk]))
+    assert page.status_code == 200 and "Save" not in page.content.decode()
+
+
 def test_an_admin_cannot_change_their_own_membership(client, cast, case):
     from casefiles import services
 
