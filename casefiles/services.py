@@ -368,8 +368,8 @@ def update_membership(
     """Change the role or expiry of a membership in force (never one's own).
 
     A new role is a grant of it: the rule of ``grant_membership`` applies (a second admin,
-    ``SecondAdminNeeded``). So does a longer expiry for an account the admin created or
-    enrolled."""
+    ``SecondAdminNeeded``). So does a longer expiry for an account an admin holds
+    (``holds``: this admin or another)."""
     _check_change(actor, membership, role, expires_at)
     why = []
     if role != membership.role:
@@ -378,7 +378,7 @@ def update_membership(
         why = [
             w
             for w in second_admin_needed(actor, membership.case, membership.user, role)
-            if w == GrantRequest.Why.OWN_ACCOUNT
+            if w in (GrantRequest.Why.OWN_ACCOUNT, GrantRequest.Why.HELD_BY_OTHER)
         ]
     details: dict[str, Any] = {}
     if why:

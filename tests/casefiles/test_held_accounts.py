@@ -3,11 +3,14 @@ password or second factor): that account is one person with them to the rule tha
 reaches a case alone. It is not made an admin by them, it approves none of their asks,
 and its own access is approved by an admin who holds it not (docs/decisions/0005)."""
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import timezone
 
 from casefiles import services
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, is_system_admin, role_in
@@ -194,3 +197,18 @@ def test_a_lone_admin_still_grants_an_account_they_hold_at_once(cast):
         actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.OBSERVER
     )
     assert role_in(cast.outsider, cast.case) == Role.OBSERVER
+
+
+def test_a_longer_expiry_for_an_account_another_admin_holds_waits_too(cast, second_admin):
+    holder = UserFactory(username="holder", groups=[ADMIN_GROUP], is_staff=True)
+    membership = Membership.objects.get(user=cast.observer)
+    membership.expires_at = timezone.now() + timedelta(days=3)
+    membership.save(update_fields=["expires_at"])
+    services.issue_enrolment_code(actor=holder, user=cast.observer)
+    later = timezone.now() + timedelta(days=300)
+    with pytest.raises(services.SecondAdminNeeded):
+        services.update_membership(
+            actor=cast.admin, membership=membership, role=Role.OBSERVER, expires_at=later
+        )
+    membership.refresh_from_db()
+    assert membership.expires_at < later
