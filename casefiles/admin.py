@@ -267,6 +267,19 @@ CASE_ACCESS_PASSWORD_REFUSED = _(
     "its groups. Revoke its access first."
 )
 
+HELD_ACCOUNT_ADMIN_REFUSED = _(
+    "You created, enrolled or recovered this account: you cannot make it an admin or staff. "
+    "Another admin decides."
+)
+
+
+def _powers(user) -> tuple[bool, bool]:
+    """Whether ``user`` is staff, and whether a system admin (False, False for none)."""
+    if user is None:
+        return (False, False)
+    admin = user.is_superuser or user.groups.filter(name=access.ADMIN_GROUP).exists()
+    return (user.is_staff, admin)
+
 
 class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
     """Django's user admin, with every addition and change (groups, active, password,
@@ -300,20 +313,48 @@ class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
             fixed += ["is_active", "is_staff", "groups"]
         elif obj is not None and holds_case_access(obj):
             fixed += ["groups"]
+        if obj is not None and services.holds(request.user, obj):
+            # An account one holds is not made an admin by one: it would approve one's asks.
+            fixed += ["is_staff", "is_superuser"]
         return list(dict.fromkeys(fixed))
 
     def get_form(self, request, obj=None, **kwargs):
         form = super().get_form(request, obj, **kwargs)
-        if obj is None or obj.pk == request.user.pk or not holds_case_access(obj):
+        if obj is None or obj.pk == request.user.pk:
             return form
+        case_access = holds_case_access(obj)
+        held = services.holds(request.user, obj)
+        if not case_access and not held:
+            return form
+        was_admin = _powers(obj)[1]
 
         class ChangeForm(form):
             def __init__(self, *args, **kwargs):
                 super().__init__(*args, **kwargs)
-                if "password" in self.fields:
+                if case_access and "password" in self.fields:
                     self.fields["password"].help_text = CASE_ACCESS_PASSWORD_REFUSED
+                if held and not was_admin and "groups" in self.fields:
+                    groups = self.fields["groups"]
+                    groups.help_text = HELD_ACCOUNT_ADMIN_REFUSED
+                    groups.queryset = groups.queryset.exclude(name=access.ADMIN_GROUP)
 
         return ChangeForm
+
+    def save_model(self, request, obj, form, change):
+        before = type(obj).objects.filter(pk=obj.pk).first() if change else None
+        request._athar_powers_before = _powers(before)
+        super().save_model(request, obj, form, change)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        user, before = form.instance, getattr(request, "_athar_powers_before", None)
+        if before is None or user.pk == request.user.pk:
+            return
+        # Whatever a form let through, a held account does not leave here an admin or
+        # staff it was not (the change view's transaction is rolled back).
+        gained = [now and not was for now, was in zip(_powers(user), before, strict=True)]
+        if any(gained) and services.holds(request.user, user):
+            raise PermissionDenied(HELD_ACCOUNT_ADMIN_REFUSED)
 
     def user_change_password(self, request, id, form_url=""):
         user = self.get_object(request, unquote(id))

@@ -334,6 +334,10 @@ class GrantRequest(models.Model):
 
     class Why(models.TextChoices):
         OWN_ACCOUNT = "own_account", _("The admin who asks created this account or enrolled it")
+        HELD_BY_OTHER = (
+            "held_by_other",
+            _("Held by another admin, who created, enrolled or recovered this account"),
+        )
         NOT_LEAD = "not_lead", _("Lead or investigator, asked by an admin who is not the lead")
 
     case = models.ForeignKey(Case, models.PROTECT, related_name="grant_requests")

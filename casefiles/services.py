@@ -87,19 +87,65 @@ def _check_expiry(expires_at: datetime | None) -> None:
         raise ValidationError({"expires_at": _("The expiry must be in the future.")})
 
 
-# Actions by which an admin may hold an account's password or second factor.
-_TAKES_HOLD_OF_ACCOUNT = ("user.create", "auth.enrolment_code_issue")
+# Actions by which an admin may hold an account's password or second factor: creating
+# it (they chose its password), issuing its enrolment code, or approving its recovery
+# (the recovery code, which stands in for the password, is handed to that admin).
+_TAKES_HOLD_OF_ACCOUNT = (
+    "user.create",
+    "auth.enrolment_code_issue",
+    "auth.recovery_code_issue",
+)
 
 
-def _created_or_enrolled(actor: Any, user: Any) -> bool:
-    """Did ``actor`` create ``user``'s account or issue an enrolment code for it? Read
-    from the audit log, which nobody can edit."""
+def holders(user: Any):
+    """The ids of every account that may hold ``user``'s password or second factor
+    (created, enrolled or recovered it). Read from the audit log, which nobody can edit.
+    The one answer to "who holds whom" (docs/decisions/0005)."""
     return AuditEntry.objects.filter(
-        actor=actor,
+        actor__isnull=False,
         action__in=_TAKES_HOLD_OF_ACCOUNT,
         target_type=f"{user._meta.app_label}.{user._meta.model_name}",
         target_id=str(user.pk),
-    ).exists()
+    ).values("actor_id")
+
+
+def holds(actor: Any, user: Any) -> bool:
+    """Did ``actor`` create ``user``'s account, issue its enrolment code or approve its
+    recovery? Then ``actor`` may sign in as ``user``: the two are one person to the rule."""
+    if actor is None or user is None or actor.pk == user.pk:
+        return False
+    return holders(user).filter(actor_id=actor.pk).exists()
+
+
+def held_by_another_admin(actor: Any, user: Any) -> bool:
+    """Whether an admin other than ``actor`` (and ``user``) holds ``user``."""
+    return (
+        access.system_admins()
+        .exclude(pk__in=[actor.pk, user.pk])
+        .filter(pk__in=holders(user))
+        .exists()
+    )
+
+
+def check_not_held(*, approver: Any, asker: Any = None, grantee: Any = None) -> None:
+    """Refuse an approval by an admin who holds the account it gives access to, or whom
+    the asker (or that account) holds: one person would approve their own request."""
+    if grantee is not None and holds(approver, grantee):
+        raise ValidationError(
+            _(
+                "You created, enrolled or recovered this account: you cannot approve its "
+                "access. Another admin decides."
+            )
+        )
+    for other in (asker, grantee):
+        if other is not None and holds(other, approver):
+            raise ValidationError(
+                _(
+                    "Your account was created, enrolled or recovered by %(name)s: an account "
+                    "they hold cannot approve their requests. Another admin decides."
+                )
+                % {"name": other.get_username()}
+            )
 
 
 def second_admin_needed(actor: Any, case: Case, user: Any, role: str) -> list[str]:
@@ -107,16 +153,20 @@ def second_admin_needed(actor: Any, case: Case, user: Any, role: str) -> list[st
     empty list when ``actor`` may do it alone).
 
     Only an admin's grants are held back: a lead grants within their own case. An admin
-    who created the account or issued its enrolment code may hold its password and second
-    factor (any role then lets them into the case as that account), and lead or
+    who created the account, issued its enrolment code or approved its recovery may hold
+    its password and second factor (any role then lets them into the case as that
+    account); so may any other admin who did, whence an account held by another admin
+    waits too (for an admin who holds it not, ``check_not_held``). And lead or
     investigator, who may reveal identities, granted by an admin who is not the case's
     lead, puts someone into the case on one admin's word.
     """
     if actor is None or not access.is_system_admin(actor):
         return []
     why = []
-    if _created_or_enrolled(actor, user):
+    if holds(actor, user):
         why.append(GrantRequest.Why.OWN_ACCOUNT.value)
+    elif held_by_another_admin(actor, user):
+        why.append(GrantRequest.Why.HELD_BY_OTHER.value)
     if role in (Role.LEAD, Role.INVESTIGATOR) and access.role_in(actor, case) != Role.LEAD:
         why.append(GrantRequest.Why.NOT_LEAD.value)
     return why
@@ -273,6 +323,8 @@ def decide_grant(*, actor: Any, request: GrantRequest, approve: bool) -> Members
             raise ValidationError(_("Another admin decides, not whoever asked."))
         if approve and actor.pk == request.user_id:
             raise ValidationError(_("Nobody can grant access to themselves; ask for it instead."))
+        if approve:
+            check_not_held(approver=actor, asker=request.requested_by, grantee=request.user)
         if not approve:
             outcome = (
                 GrantRequest.Outcome.CANCELLED if asked_by_actor else GrantRequest.Outcome.REFUSED
@@ -316,8 +368,8 @@ def update_membership(
     """Change the role or expiry of a membership in force (never one's own).
 
     A new role is a grant of it: the rule of ``grant_membership`` applies (a second admin,
-    ``SecondAdminNeeded``). So does a longer expiry for an account the admin created or
-    enrolled."""
+    ``SecondAdminNeeded``). So does a longer expiry for an account an admin holds
+    (``holds``: this admin or another)."""
     _check_change(actor, membership, role, expires_at)
     why = []
     if role != membership.role:
@@ -326,7 +378,7 @@ def update_membership(
         why = [
             w
             for w in second_admin_needed(actor, membership.case, membership.user, role)
-            if w == GrantRequest.Why.OWN_ACCOUNT
+            if w in (GrantRequest.Why.OWN_ACCOUNT, GrantRequest.Why.HELD_BY_OTHER)
         ]
     details: dict[str, Any] = {}
     if why:
@@ -640,6 +692,7 @@ def decide_second_factor_reset(
         if approve and asked_by_actor:
             raise ValidationError(_("Another admin decides, not whoever asked."))
         if approve:
+            check_not_held(approver=actor, asker=request.requested_by)
             return _approve_reset(actor, request, sole_admin=False)
         outcome = (
             SecondFactorReset.Outcome.CANCELLED
@@ -755,6 +808,8 @@ def decide_access_request(
         raise ValidationError(_("Nobody decides on their own request."))
     if approve and not role:
         raise ValidationError({"role": _("Choose a role.")})
+    if approve:
+        check_not_held(approver=actor, grantee=access_request.user)
     with transaction.atomic():
         req = AccessRequest.objects.select_for_update().get(pk=access_request.pk)
         if req.status != AccessRequest.Status.PENDING:

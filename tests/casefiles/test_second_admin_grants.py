@@ -135,8 +135,14 @@ def test_an_admin_who_enrolled_an_account_cannot_grant_it_even_observer(cast, se
             actor=cast.admin, case=cast.case, user=newcomer, role=Role.OBSERVER
         )
     assert not _in_force(newcomer, cast.case)
-    # Another admin, who neither created nor enrolled it, grants observer alone.
-    services.grant_membership(actor=second_admin, case=cast.case, user=newcomer, role="observer")
+    # Another admin, who neither created nor enrolled it, asks in turn (the account is
+    # held by an admin), and a third who holds it not approves.
+    asked = services.grant_or_ask(
+        actor=second_admin, case=cast.case, user=newcomer, role=Role.OBSERVER
+    )
+    assert asked.why == ["held_by_other"]
+    third = UserFactory(username="admin3", groups=[ADMIN_GROUP], is_staff=True)
+    services.decide_grant(actor=third, request=asked, approve=True)
     assert role_in(newcomer, cast.case) == Role.OBSERVER
 
 
