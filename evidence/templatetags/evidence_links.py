@@ -4,6 +4,8 @@ people's views never import evidence)."""
 from django import template
 from django.db.models import Q
 
+from casefiles.access import statement_refusal
+
 from ..models import EvidenceItem, Identification
 
 register = template.Library()
@@ -31,4 +33,7 @@ def person_evidence(context, person, case):
 def testimony_attachments(context, testimony, case):
     user = context["request"].user
     items = EvidenceItem.objects.visible_to(user).filter(case=case, testimony=testimony)
-    return {"case": case, "items": items.order_by("reference")}
+    # A recording or a scan of the statement is the statement: kept as it is
+    # (``attachment_refusal``); the list shows their references and kinds only.
+    withheld = statement_refusal(user, testimony.witness, case) is not None
+    return {"case": case, "items": items.order_by("reference"), "withheld": withheld}
