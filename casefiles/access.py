@@ -334,6 +334,47 @@ def statement_refusal(user: User | None, witness: Any, case: Case) -> str | None
     )
 
 
+def withheld_testimonies(user: User | None, case: Case) -> models.QuerySet:
+    """The testimonies of ``case`` whose statement ``statement_refusal`` keeps from
+    ``user``, as a lazy query of their ids: the same rule, for many at once.
+
+    Evidence attached to such a testimony (a recording, a scanned statement) is the
+    statement in another form, so it is withheld too (``attachment_refusal``). A page
+    that lists items uses this as a subquery: one rule, no query per item.
+    """
+    from people.models import Person, Testimony
+
+    testimonies = Testimony.objects.filter(case=case)
+    role = role_in(user, case)
+    if role is None:
+        return testimonies.values("pk")
+    if role in (Role.LAWYER, Role.LEAD):
+        return testimonies.none().values("pk")
+    protected = testimonies.exclude(witness__protection_level=Person.Protection.STANDARD)
+    if Action.REVEAL_IDENTITY not in ROLE_ACTIONS[role]:
+        return protected.values("pk")
+    # As ``_protection_bars``: whoever registered the witness reads; for High, so do the
+    # interviewers of any testimony of the witness in this case.
+    interviewed = Testimony.objects.filter(case=case, interviewers=user).values("witness")
+    return (
+        protected.exclude(witness__created_by=user)
+        .exclude(witness__protection_level=Person.Protection.HIGH, witness__in=interviewed)
+        .values("pk")
+    )
+
+
+def attachment_refusal(user: User | None, item: Any) -> str | None:
+    """Why the evidence ``item`` is kept from ``user`` (else None): it is attached to a
+    testimony whose statement ``user`` may not read (``statement_refusal``).
+
+    Such an item shows only that it exists, its reference and why it is withheld: no
+    title, description, filename, metadata, thumbnail, preview or original.
+    """
+    if item.testimony_id is None:
+        return None
+    return statement_refusal(user, item.testimony.witness, item.case)
+
+
 def _lowering_refusal(user: User | None, person: Any, case: Case, level: str) -> str | None:
     """Why ``user`` may not set ``person``'s protection to ``level`` when it is lower than
     now: only the case lead lowers a level, which opens the identity to more members."""

@@ -12,6 +12,7 @@ AUDIT_ACTIONS = {
     "evidence.preview": _("Evidence image viewed"),
     "evidence.download": _("Original downloaded"),
     "evidence.download_refused": _("Download refused: the original failed its check"),
+    "evidence.withheld": _("Evidence withheld: attached to a protected statement"),
     "evidence.custody": _("Custody event recorded"),
     "evidence.update": _("Evidence description changed"),
     "evidence.identification": _("Identification recorded"),

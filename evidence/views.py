@@ -6,7 +6,7 @@ from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,7 +14,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
-from casefiles.access import Action, can, get_case_for_user
+from casefiles.access import (
+    Action,
+    attachment_refusal,
+    can,
+    get_case_for_user,
+    withheld_testimonies,
+)
 
 from . import services, tasks
 from .filters import EvidenceFilter
@@ -86,6 +92,37 @@ def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VI
     return case, item
 
 
+def _withheld(request: HttpRequest, case, item, asked: str) -> HttpResponse | None:
+    """The refusal page, recorded, when ``item`` belongs to a statement the user may not
+    read (``attachment_refusal``); None when they may see it.
+
+    ``asked`` names what was asked for: the item page itself answers 200 (the item
+    exists, here is why its content is withheld, as the testimony page does); anything
+    that would serve or show its content answers 403.
+    """
+    refusal = attachment_refusal(request.user, item)
+    if refusal is None:
+        return None
+    if asked == "page":
+        audit.record(request.user, "evidence.view", target=item, case=case, withheld=True)
+    else:
+        audit.record(request.user, "evidence.withheld", target=item, case=case, asked=asked)
+    return render(
+        request,
+        "evidence/item_withheld.html",
+        {"case": case, "item": item, "refusal": refusal},
+        status=200 if asked == "page" else 403,
+    )
+
+
+def _withheld_flag(user, case) -> ExpressionWrapper:
+    """True on the items attached to a statement ``user`` may not read: one subquery in
+    the listing's own query, whatever the number of items."""
+    return ExpressionWrapper(
+        Q(testimony_id__in=withheld_testimonies(user, case)), output_field=BooleanField()
+    )
+
+
 @require_GET
 def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
@@ -96,26 +133,34 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         .annotate(
             has_thumbnail=Exists(
                 Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
-            )
+            ),
+            withheld=_withheld_flag(request.user, case),
         )
         .order_by("reference")
     )
-    filterset = EvidenceFilter(request.GET, queryset=items, case=case)
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    filterset = EvidenceFilter(request.GET, queryset=items, case=case, user=request.user)
+    found = filterset.qs
+    if filterset.is_bound and filterset.is_valid() and filterset.by_content():
+        # A filter on what the file holds (its date, camera, look) would tell of a
+        # withheld item by letting it match: those items are left out of such a search.
+        found = found.exclude(withheld=True)
+    page = Paginator(found, PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     filters_used = {k: v for k, v in query.items() if v}
     # Every thumbnail a page shows is a sight of the evidence: one entry names them all,
-    # and only the URLs this page gives can fetch them.
+    # and only the URLs this page gives can fetch them. A withheld item shows only its
+    # reference and kind: the entry names it apart.
     audit.record(
         request.user,
         "evidence.gallery",
         case=case,
-        items=[item.reference for item in page],
+        items=[item.reference for item in page if not item.withheld],
+        withheld=[item.reference for item in page if item.withheld],
         filters=filters_used,
     )
     for item in page:
-        if item.has_thumbnail:
+        if item.has_thumbnail and not item.withheld:
             item.thumbnail_url = thumbnail_url(
                 request.user, case.reference, item.reference, item.pk
             )
@@ -156,6 +201,8 @@ def _identifications(user, item: EvidenceItem):
 @require_GET
 def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref)
+    if refused := _withheld(request, case, item, "page"):
+        return refused
     # Sweeps that found the original as it was fold into one line; any other result of
     # a sweep stands in the chain as its own event, as loud as it was recorded.
     matched = CustodyEvent.HashResult.MATCH
@@ -177,13 +224,17 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         EvidenceItem.objects.visible_to(request.user)
         .filter(case=case, near_group=item.near_group)
         .exclude(pk=item.pk)
+        .annotate(withheld=_withheld_flag(request.user, case))
         .order_by("reference")
-        .values("pk", "reference", "original_path")[:24]
+        .values("pk", "reference", "withheld")[:24]
         if item.near_group is not None
         else []
     )
     for n in near:
-        n["thumbnail_url"] = thumbnail_url(request.user, case.reference, n["reference"], n["pk"])
+        if not n["withheld"]:
+            n["thumbnail_url"] = thumbnail_url(
+                request.user, case.reference, n["reference"], n["pk"]
+            )
     derivatives = set(
         Derivative.objects.filter(original=item.original_id).values_list("kind", flat=True)
     )
@@ -194,7 +245,8 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         "evidence.view",
         target=item,
         case=case,
-        near=[n["reference"] for n in near],
+        near=[n["reference"] for n in near if not n["withheld"]],
+        near_withheld=[n["reference"] for n in near if n["withheld"]],
     )
     return render(
         request,
@@ -252,7 +304,9 @@ def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponse:
 @require_GET
 def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """Served only with a token from a page that showed (and audited) the item."""
-    _, item = _item(request, ref, item_ref)
+    case, item = _item(request, ref, item_ref)
+    if refused := _withheld(request, case, item, "thumbnail"):
+        return refused  # a URL given before the statement was withheld from this user
     if not _thumbnail_token_valid(request.user, item.pk, request.GET.get("t", "")):
         raise PermissionDenied  # a member, but no audited page gave this URL
     return _serve_derivative(item, Derivative.Kind.THUMBNAIL)
@@ -261,6 +315,8 @@ def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
 @require_GET
 def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
     case, item = _item(request, ref, item_ref)
+    if refused := _withheld(request, case, item, "preview"):
+        return refused
     response = _serve_derivative(item, Derivative.Kind.PREVIEW)
     audit.record(request.user, "evidence.preview", target=item, case=case)
     return response
@@ -270,6 +326,8 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
     case, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
+    if refused := _withheld(request, case, item, "original"):
+        return refused
     fh, result = services.open_verified(item)
     services.record_download(actor=request.user, item=item, result=result)
     if fh is None:
@@ -295,6 +353,8 @@ def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref, Action.ADD_EVIDENCE)
+    if refused := _withheld(request, case, item, "edit"):
+        return refused  # the form holds the title and description
     initial = {
         "title": item.title,
         "description": item.description,
@@ -315,6 +375,8 @@ def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def identification_create(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref, Action.ADD_PEOPLE)
+    if refused := _withheld(request, case, item, "identification"):
+        return refused  # naming who is in it means having seen it
     form = IdentificationForm(request.POST or None, case=case, user=request.user)
     if request.method == "POST" and form.is_valid():
         services.record_identification(actor=request.user, item=item, **form.cleaned_data)

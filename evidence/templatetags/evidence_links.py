@@ -2,7 +2,9 @@
 people's views never import evidence)."""
 
 from django import template
-from django.db.models import Q
+from django.db.models import BooleanField, ExpressionWrapper, Q
+
+from casefiles.access import withheld_testimonies
 
 from ..models import EvidenceItem, Identification
 
@@ -30,5 +32,17 @@ def person_evidence(context, person, case):
 @register.inclusion_tag("evidence/snippets/_testimony_attachments.html", takes_context=True)
 def testimony_attachments(context, testimony, case):
     user = context["request"].user
-    items = EvidenceItem.objects.visible_to(user).filter(case=case, testimony=testimony)
+    # A recording or a scan of the statement is the statement: kept as it is
+    # (``attachment_refusal``, here for the whole list at once); a withheld item shows
+    # its reference and kind only.
+    items = (
+        EvidenceItem.objects.visible_to(user)
+        .filter(case=case, testimony=testimony)
+        .annotate(
+            withheld=ExpressionWrapper(
+                Q(testimony_id__in=withheld_testimonies(user, case)),
+                output_field=BooleanField(),
+            )
+        )
+    )
     return {"case": case, "items": items.order_by("reference")}

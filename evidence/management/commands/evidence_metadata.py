@@ -8,7 +8,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import audit
-from casefiles.access import Action, can
+from casefiles.access import Action, can, withheld_testimonies
 from casefiles.exports import csv_cell
 from evidence.models import EvidenceItem
 
@@ -30,12 +30,17 @@ FIELDS = [
 ]
 
 
-def records(case):
-    items = (
-        EvidenceItem.objects.filter(case=case)
-        .select_related("original", "provenance")
-        .order_by("reference")
+def exported_items(case, actor):
+    """The items the export writes: every item of the case but those attached to a
+    statement ``actor`` may not read (``attachment_refusal``), whose metadata (the
+    camera, the time and place of a recording) is the statement's."""
+    return EvidenceItem.objects.filter(case=case).exclude(
+        testimony__in=withheld_testimonies(actor, case)
     )
+
+
+def records(items):
+    items = items.select_related("original", "provenance").order_by("reference")
     for item in items.iterator(chunk_size=2000):
         p = getattr(item, "provenance", None)
         yield {
@@ -61,7 +66,9 @@ class Command(BaseCommand):
         + ", ".join(FIELDS)
         + ". date_taken is the camera clock as recorded in the file (EXIF "
         "DateTimeOriginal, as written there); GPS is in decimal degrees; flags are why "
-        "intake flagged the file. No file content is written. Run as a member of the case "
+        "intake flagged the file. No file content is written. Items attached to a testimony "
+        "whose statement the account may not read are left out (named on stderr). Run as "
+        "a member of the case "
         "who may download originals (a lead, investigator or lawyer); the export is "
         "recorded in the audit log before the first record is written."
     )
@@ -87,12 +94,30 @@ class Command(BaseCommand):
         actor = get_operator(username)
         if not can(actor, Action.DOWNLOAD_ORIGINAL, case_obj):
             raise CommandError(f"{actor} may not export the evidence metadata of {case}.")
-        items = EvidenceItem.objects.filter(case=case_obj).count()
-        audit.record(actor, "evidence.export_metadata", case=case_obj, format=format, items=items)
+        items = exported_items(case_obj, actor)
+        withheld = list(
+            EvidenceItem.objects.filter(case=case_obj)
+            .exclude(pk__in=items.values("pk"))
+            .order_by("reference")
+            .values_list("reference", flat=True)
+        )
+        audit.record(
+            actor,
+            "evidence.export_metadata",
+            case=case_obj,
+            format=format,
+            items=items.count(),
+            withheld=withheld,
+        )
+        if withheld:
+            self.stderr.write(
+                f"{len(withheld)} item(s) attached to a statement {actor} may not read "
+                f"left out: {', '.join(withheld)}"
+            )
         if format == "csv":
             writer = csv.DictWriter(self.stdout, fieldnames=FIELDS, lineterminator="\n")
             writer.writeheader()
-        for record in records(case_obj):
+        for record in records(items):
             if format == "csv":
                 flags = "; ".join(f"{f['code']}: {f['reason']}" for f in record["flags"])
                 writer.writerow({k: csv_cell(v) for k, v in {**record, "flags": flags}.items()})
