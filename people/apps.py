@@ -17,6 +17,7 @@ class PeopleConfig(AppConfig):
                 "people.view": _("Person viewed"),
                 "people.reveal_identity": _("Identity revealed"),
                 "people.protection_change": _("Protection level changed"),
+                "people.protection_change_refused": _("Protection level change refused"),
                 "people.reveal_refused": _("Identity reveal refused by protection level"),
                 "people.name_lookup": _("Name looked up"),
                 "people.rotate_keys": _("Identity keys rotated"),

@@ -303,6 +303,17 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     )
 
 
+def _record_protection_refusal(request, case, person, form) -> None:
+    """A refused change of a protection level is a trace too, as a refused reveal is."""
+    audit.record(
+        request.user,
+        "people.protection_change_refused",
+        target=person,
+        case=case,
+        asked_level=str(form.data.get("level", ""))[:20],
+    )
+
+
 def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     """Raise or lower the person's protection level, through the service that audits it.
     A rejected form comes back with what was typed; a refusal says why (403)."""
@@ -316,6 +327,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
             form.full_clean()  # an unchecked form cannot take an error
             form.add_error(None, _protection_refusal(request, case, person))
             status = 403
+            _record_protection_refusal(request, case, person, form)
         elif form.is_valid():
             try:
                 change = services.change_protection(
@@ -327,6 +339,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
             except PermissionDenied as exc:
                 form.add_error(None, str(exc))
                 status = 403
+                _record_protection_refusal(request, case, person, form)
             except ValidationError as exc:
                 _form_errors(form, exc)
             else:

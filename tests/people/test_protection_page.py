@@ -86,6 +86,13 @@ def test_an_investigator_who_may_reveal_raises_but_is_not_offered_a_lower_level(
     assert "no longer at risk" in html
     assert _level(witness) == "high"
     assert ProtectionChange.objects.filter(person=witness).count() == 1
+    refused = AuditEntry.objects.get(action="people.protection_change_refused")
+    assert (refused.actor, refused.target_id, refused.case) == (
+        cast.investigator,
+        str(witness.pk),
+        cast.case,
+    )
+    assert refused.details["asked_level"] == "standard"
 
     # At the highest level there is nothing left for them to choose: no form at all.
     client.post(_url(witness), {"level": "critical", "reason": REASON})
