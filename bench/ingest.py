@@ -360,7 +360,7 @@ from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_tasks_db.models import DBTaskResult
 from casefiles.models import Case
-from evidence import services, tasks
+from evidence import near_duplicates, tasks
 from evidence.models import EvidenceItem
 
 user = User.objects.get(username="bench")
@@ -389,7 +389,7 @@ task_s = time.perf_counter() - started
 item = EvidenceItem.objects.get(case=case, original_filename="one-more.jpg")
 rows = list(EvidenceItem.objects.filter(case=case, phash__isnull=False).values_list("pk", "phash"))
 started = time.perf_counter()
-groups = services.near_groups_from_scratch(rows)
+groups = near_duplicates.near_groups_from_scratch(rows)
 scratch_s = time.perf_counter() - started
 print(json.dumps({
     "items": EvidenceItem.objects.filter(case=case).count(),

@@ -5,7 +5,7 @@ from django.tasks import task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from . import services
+from . import near_duplicates, services
 from .intake.pipeline import run_intake
 from .intake.staging import PREFIX, clear_staging, listing_for, staging_dir
 from .models import IntakeBatch
@@ -42,7 +42,7 @@ def group_near_duplicates(case_id: int) -> int:
     the request does not wait for it). Returns the images placed."""
     from casefiles.models import Case
 
-    return services.group_near_duplicates(Case.objects.get(pk=case_id)).items
+    return near_duplicates.group_near_duplicates(Case.objects.get(pk=case_id)).items
 
 
 def resume_staged_batches() -> list[int]:
@@ -95,7 +95,7 @@ def resume_grouping() -> list[int]:
             task_path=group_near_duplicates.module_path
         )
     }
-    behind = [case for case in services.cases_not_fully_grouped() if case not in queued]
+    behind = [case for case in near_duplicates.cases_not_fully_grouped() if case not in queued]
     for case in behind:
         group_near_duplicates.enqueue(case)
     return behind

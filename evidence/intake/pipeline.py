@@ -15,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
-from .. import services
+from .. import near_duplicates, services
 from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
@@ -137,7 +137,7 @@ def run_intake(
     if chunk or not todo:
         flush()
     if group_now:
-        services.group_near_duplicates(batch.case)
+        near_duplicates.group_near_duplicates(batch.case)
     services.finish_batch(
         actor=actor,
         batch=batch,

@@ -10,7 +10,7 @@ from django_tasks_db.models import DBTaskResult
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidence import services
+from evidence import near_duplicates, services
 from evidence.models import EvidenceItem, StoredFile
 from evidence.tasks import group_near_duplicates
 from tests.evidence.helpers import take_in
@@ -56,7 +56,7 @@ def _from_scratch(case):
         EvidenceItem.objects.filter(case=case, phash__isnull=False).values_list("pk", "phash")
     )
     expected = dict.fromkeys(EvidenceItem.objects.filter(case=case).values_list("pk", flat=True))
-    for root, pks in services.near_groups_from_scratch(rows).items():
+    for root, pks in near_duplicates.near_groups_from_scratch(rows).items():
         expected.update(dict.fromkeys(pks, root))
     return expected
 
@@ -89,9 +89,9 @@ def test_groups_made_intake_by_intake_are_those_made_from_scratch(case, subjects
                 subject, bits = photo
                 hashes.append(subjects[subject] ^ sum(1 << b for b in bits))
             _intake(case, hashes)
-            services.group_near_duplicates(case, chunk=chunk)
+            near_duplicates.group_near_duplicates(case, chunk=chunk)
             assert _groups(case) == _from_scratch(case)
-        services.regroup_near_duplicates(case)
+        near_duplicates.regroup_near_duplicates(case)
         assert _groups(case) == _from_scratch(case)
         transaction.set_rollback(True)
 
@@ -99,33 +99,33 @@ def test_groups_made_intake_by_intake_are_those_made_from_scratch(case, subjects
 def test_a_new_photo_near_two_groups_joins_them_into_one(case):
     a = _intake(case, [0, 0])  # two photos of one subject, the same hash
     b = _intake(case, [0xFF, 0xFF << 1])  # another subject: 8 bits from the first
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     assert {g for pk, g in _groups(case).items()} == {a[0], b[0]}
     bridge = _intake(case, [0x0F])  # 4 bits from each
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     assert _groups(case) == dict.fromkeys([*a, *b, *bridge], a[0])
 
 
 def test_a_photo_alone_gets_a_group_once_its_near_twin_arrives(case):
     (first,) = _intake(case, [0x1234])
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     assert _groups(case) == {first: None}
     (twin,) = _intake(case, [0x1234 ^ 0b101])
     (far,) = _intake(case, [~0x1234 & ((1 << 64) - 1)])
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     assert _groups(case) == {first: first, twin: first, far: None}
 
 
 def test_grouping_rebuilt_from_scratch_restores_the_groups(case, capsys):
     pks = _intake(case, [7, 7 ^ 1, 7 ^ 0b110, 0xFFFF << 40])
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     EvidenceItem.objects.update(near_group=None)  # lost, say, in a restore gone wrong
     call_command("regroup_near_duplicates", "--case", case.reference)
     assert "SYR-2014-001: 1 near-duplicate groups" in capsys.readouterr().out
     assert _groups(case) == {pks[0]: pks[0], pks[1]: pks[0], pks[2]: pks[0], pks[3]: None}
     # and the index it rebuilt is the one later intakes are grouped against
     (late,) = _intake(case, [0xFFFF << 40 | 1])
-    services.group_near_duplicates(case)
+    near_duplicates.group_near_duplicates(case)
     assert _groups(case)[late] == pks[3]
 
 
@@ -160,7 +160,7 @@ def test_a_one_file_upload_leaves_grouping_to_a_task_that_reads_only_the_new_pho
     assert queued.args_kwargs["args"] == [cast.case.pk]
     # The task (as `manage.py db_worker` runs it) reads the new photo and the indexed
     # hashes equal to its own or sharing a band with it: p1's, not the 12 others.
-    done = services.group_near_duplicates(cast.case)
+    done = near_duplicates.group_near_duplicates(cast.case)
     assert (done.items, done.candidates) == (1, 1)
     p1.refresh_from_db()
     new.refresh_from_db()

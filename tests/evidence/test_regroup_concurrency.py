@@ -42,8 +42,8 @@ with transaction.atomic():
 
 REGROUP = """
 from casefiles.models import Case
-from evidence import services
-print("groups", services.regroup_near_duplicates(Case.objects.get(reference="SYR-2014-001")))
+from evidence import near_duplicates
+print("groups", near_duplicates.regroup_near_duplicates(Case.objects.get(reference="SYR-2014-001")))
 """
 
 

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand
 
 from casefiles.models import Case
-from evidence.services import regroup_near_duplicates
+from evidence.near_duplicates import regroup_near_duplicates
 
 from ._common import get_case
 
