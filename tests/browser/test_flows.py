@@ -31,7 +31,6 @@ def server(tmp_path_factory):
     with scratch_database(tmp_path_factory.mktemp("server")) as env:
         env = {**env, "ATHAR_DEMO_MODE": "1", "ATHAR_DEBUG": "0"}
         run_manage(env, "seed_demo")
-        run_manage(env, "seed_demo_evidence")
         port = _free_port()
         # Security keys need a domain name, not an address: the flows using them open
         # the same server as http://localhost:PORT.
