@@ -29,7 +29,6 @@ run: $(VENV)/.installed
 	@mkdir -p $(DATA_DIR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
-	$(PY) manage.py seed_demo_evidence
 	$(PY) manage.py resume_batches
 	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \

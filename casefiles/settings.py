@@ -145,6 +145,7 @@ INSTALLED_APPS = [
     "casefiles",
     "people",
     "evidence",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -3,7 +3,7 @@
 Every ```sh block of README.md and docs/**/*.md is read; each command in it (backslash
 continuations joined, comments and blank lines dropped) runs with bash, in order, from
 the root of a copy of the repository whose ``var/`` is a scratch data directory and
-database that `make run` would have seeded (``seed_demo``, ``seed_demo_evidence``). A
+database that `make run` would have seeded (``seed_demo``). A
 ``cd``, ``.``/``source`` or ``export`` earlier in a block holds for the commands after it
 in that block, as in a terminal. The virtualenv is active, as the README's block asks.
 
@@ -86,7 +86,6 @@ def test_every_readme_and_docs_command_runs_as_written_on_the_demo_data(tmp_path
         data = Path(env["ATHAR_DATA_DIR"])
         data.mkdir(parents=True, exist_ok=True)
         run_manage(env, "seed_demo")
-        run_manage(env, "seed_demo_evidence")
         clone = _copy_of_the_repository(tmp_path, data)
         env = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
         env.pop("VIRTUAL_ENV", None)

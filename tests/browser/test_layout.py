@@ -30,7 +30,7 @@ from django.utils import timezone
 from casefiles import services as case_services
 from casefiles.models import Case
 from evidence.intake.pipeline import ingest_path
-from evidence.management.commands.seed_demo_evidence import demo_photo
+from demo.photos import demo_photo
 from people import services
 from people.models import Identity
 case = Case.objects.get(reference="DEMO-2014-001")
