@@ -1,4 +1,6 @@
-from django.contrib import admin
+"""The core's pages: cases, memberships, access requests, the audit log (and, until
+accounts has its own, sign-in). Included by ``athar/urls.py``; names no app above it."""
+
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
@@ -76,7 +78,6 @@ urlpatterns = [
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     # One sign-in page for everyone: the admin's own login form is not offered.
     path("admin/login/", accounts.admin_login),
-    path("admin/", admin.site.urls),
     path("access/request/", access_views.request_access, name="request_access"),
     path("access/requests/", access_views.access_request_list, name="access_requests"),
     path(
@@ -111,8 +112,4 @@ urlpatterns = [
         name="grant_decide",
     ),
     path("", include(app_patterns)),
-    path("", include("evidence.urls")),
-    path("", include("people.urls")),
 ]
-
-handler404 = "django.views.defaults.page_not_found"

@@ -1,6 +1,6 @@
 """Athar settings: every knob comes from the environment, in this one module.
 
-ATHAR_ENV            development (default; production through casefiles.wsgi and .asgi)
+ATHAR_ENV            development (default; production through athar.wsgi and .asgi)
 ATHAR_DATA_DIR       development secret, SQLite file and stored evidence (default: var/)
 DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
 ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
@@ -169,9 +169,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "casefiles.urls"
-WSGI_APPLICATION = "casefiles.wsgi.application"
-ASGI_APPLICATION = "casefiles.asgi.application"
+ROOT_URLCONF = "athar.urls"
+WSGI_APPLICATION = "athar.wsgi.application"
+ASGI_APPLICATION = "athar.asgi.application"
 
 TEMPLATES = [
     {
