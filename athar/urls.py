@@ -7,6 +7,7 @@ from casefiles import converters  # noqa: F401  (registers the "text" converter)
 
 urlpatterns = [
     # First: it takes over the admin's own sign-in page (admin/login/).
+    path("", include("accounts.urls")),
     path("", include("casefiles.urls")),
     path("admin/", admin.site.urls),
     path("", include("evidence.urls")),

@@ -27,7 +27,7 @@ def is_exempt(user: Any) -> bool:
     """Demo accounts in demo mode sign in with a password alone; nobody else does."""
     if not settings.ATHAR_DEMO_MODE or settings.PRODUCTION:
         return False
-    from .management.commands.seed_demo import DEMO_USERS
+    from casefiles.management.commands.seed_demo import DEMO_USERS
 
     return user.get_username() in {name for name, *_ in DEMO_USERS}
 
