@@ -24,18 +24,20 @@ from django.utils.safestring import SafeString, mark_safe
 
 Renderer = Callable[..., str]
 
-_slots: dict[str, list[Renderer]] = {}
+_slots: dict[str, list[tuple[int, Renderer]]] = {}
 
 
-def register_panel(slot: str, renderer: Renderer) -> None:
-    """Show ``renderer``'s HTML in ``slot``, after the panels registered before it."""
+def register_panel(slot: str, renderer: Renderer, *, order: int = 100) -> None:
+    """Show ``renderer``'s HTML in ``slot``: panels of lower ``order`` first, then in the
+    order they were registered."""
     renderers = _slots.setdefault(slot, [])
-    if renderer not in renderers:
-        renderers.append(renderer)
+    if all(known is not renderer for _, known in renderers):
+        renderers.append((order, renderer))
+        renderers.sort(key=lambda pair: pair[0])
 
 
 def panels_for(slot: str) -> tuple[Renderer, ...]:
-    return tuple(_slots.get(slot, ()))
+    return tuple(renderer for _, renderer in _slots.get(slot, ()))
 
 
 def render_panels(slot: str, context: Context, *objects: Any) -> SafeString:
