@@ -24,7 +24,6 @@ from .models import (
     Case,
     GrantRequest,
     Membership,
-    SecondFactorReset,
 )
 
 
@@ -217,18 +216,14 @@ def _first(queryset) -> tuple[list, bool]:
 
 
 def _admin_overview(user) -> dict:
-    """What waits for a system admin: requests and resets to decide, access about to end,
-    and when the log was last signed and the store last re-hashed. No case content."""
+    """What waits for a system admin: requests to decide, access about to end, and when
+    the log was last signed and the store last re-hashed. No case content. (Apps above
+    add theirs, e.g. the resets to decide, as panels: ``panels.py``.)"""
     now = timezone.now()
     requests, more_requests = _first(
         AccessRequest.objects.decidable_by(user)
         .filter(status=AccessRequest.Status.PENDING)
         .select_related("user", "case")
-        .order_by("requested_at")
-    )
-    resets, more_resets = _first(
-        SecondFactorReset.objects.filter(outcome=SecondFactorReset.Outcome.PENDING)
-        .select_related("user", "requested_by")
         .order_by("requested_at")
     )
     grants, more_grants = _first(
@@ -255,8 +250,6 @@ def _admin_overview(user) -> dict:
     return {
         "requests": requests,
         "more_requests": more_requests,
-        "resets": resets,
-        "more_resets": more_resets,
         "grants": grants,
         "more_grants": more_grants,
         "expiring": expiring,

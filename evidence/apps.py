@@ -30,3 +30,7 @@ class EvidenceConfig(AppConfig):
         from casefiles.filters import register_actions
 
         register_actions(AUDIT_ACTIONS)
+
+        from . import panels
+
+        panels.register()  # its parts of the case, person and testimony pages

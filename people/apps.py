@@ -8,6 +8,9 @@ class PeopleConfig(AppConfig):
 
     def ready(self) -> None:
         from casefiles.filters import register_actions
+        from casefiles.panels import register_panel
+
+        register_panel("case_links", _case_link, order=20)
 
         register_actions(
             {
@@ -32,3 +35,12 @@ class PeopleConfig(AppConfig):
                 "testimony.return": _("Testimony returned"),
             }
         )
+
+
+def _case_link(context, case):
+    from django.urls import reverse
+    from django.utils.html import format_html
+    from django.utils.translation import gettext as _
+
+    url = reverse("people:people_list", args=[case.reference])
+    return format_html('<p><a href="{}">{}</a></p>', url, _("People and testimony"))

@@ -14,9 +14,9 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+from accounts.models import SecondFactorReset
 from casefiles import audit
 from casefiles.filters import AUDIT_ACTIONS
-from casefiles.models import SecondFactorReset
 
 ROOT = Path(settings.BASE_DIR)
 NOT_THE_APP = {"tests", "tools", "bench", "docs", "var", "migrations"}
@@ -42,7 +42,7 @@ def _reset_decisions() -> set[str]:
 
 
 def _wrong_code_actions() -> set[str]:
-    return set(_literal_arguments(ROOT / "casefiles" / "accounts.py", "_wrong_code", 3))
+    return set(_literal_arguments(ROOT / "accounts" / "signin.py", "_wrong_code", 3))
 
 
 def _custody_actions() -> set[str]:
@@ -62,8 +62,8 @@ def _custody_actions() -> set[str]:
 # actions it can record, worked out from the code it depends on.
 COMPUTED = {
     ("people/services.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
-    ("casefiles/services.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
-    ("casefiles/accounts.py", "action"): _wrong_code_actions,
+    ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
+    ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,
 }
 

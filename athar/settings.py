@@ -1,6 +1,6 @@
 """Athar settings: every knob comes from the environment, in this one module.
 
-ATHAR_ENV            development (default; production through casefiles.wsgi and .asgi)
+ATHAR_ENV            development (default; production through athar.wsgi and .asgi)
 ATHAR_DATA_DIR       development secret, SQLite file and stored evidence (default: var/)
 DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
 ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
@@ -143,6 +143,7 @@ INSTALLED_APPS = [
     "django_otp_webauthn",
     "axes",
     "casefiles",
+    "accounts",
     "people",
     "evidence",
     "demo",
@@ -161,7 +162,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     # Ends sessions that are idle, too old, signed out elsewhere or lack a second factor.
-    "casefiles.middleware.SessionPolicyMiddleware",
+    "accounts.middleware.SessionPolicyMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -170,9 +171,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "casefiles.urls"
-WSGI_APPLICATION = "casefiles.wsgi.application"
-ASGI_APPLICATION = "casefiles.asgi.application"
+ROOT_URLCONF = "athar.urls"
+WSGI_APPLICATION = "athar.wsgi.application"
+ASGI_APPLICATION = "athar.asgi.application"
 
 TEMPLATES = [
     {
@@ -274,7 +275,7 @@ AXES_FAILURE_LIMIT = int(os.environ.get("ATHAR_LOCKOUT_FAILURES", "5"))
 AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ATHAR_LOCKOUT_MINUTES", "15")))
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "casefiles.netaddr.client_ip_for_axes"
-AXES_LOCKOUT_CALLABLE = "casefiles.accounts.lockout_response"
+AXES_LOCKOUT_CALLABLE = "accounts.signin.lockout_response"
 AXES_VERBOSE = False
 # Sign-ins are in the audit log already; axes keeps only the failures it counts.
 AXES_DISABLE_ACCESS_LOG = True
