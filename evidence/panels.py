@@ -7,8 +7,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
-from casefiles.access import withheld_testimonies
 from casefiles.panels import register_panel, render_snippet
+from people.protection import withheld_testimonies
 
 from .models import EvidenceItem, Identification
 
