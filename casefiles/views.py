@@ -85,7 +85,11 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     head = _head_seq()
     upto = request.GET.get("upto", "")
     upto = min(int(upto), head) if re.fullmatch(r"[0-9]{1,18}", upto) else head
-    page = Paginator(filterset.qs.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
+    # A filter the form refuses (an action no app declares, a case that is not one) lists
+    # nothing and says why: leaving it out would show the whole log as if it matched.
+    valid = filterset.is_valid()
+    entries = filterset.qs if valid else filterset.queryset.none()
+    page = Paginator(entries.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
     filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
     audit.record(request.user, "audit.view", filters=filters_used)
     query = request.GET.copy()
@@ -96,11 +100,13 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         "casefiles/audit_list.html",
         {
             "filter": filterset,
+            "filter_refused": not valid,
             "page": page,
             "query": query.urlencode(),
             "upto": upto,
             "newer_since": head > upto,
         },
+        status=200 if valid else 400,
     )
 
 
