@@ -102,6 +102,13 @@ class MembershipAdminForm(forms.ModelForm):
 
 @admin.register(Membership)
 class MembershipAdmin(AtharModelAdmin):
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        # Saving calls a service that commits in its own durable transaction, with its
+        # audit entry; the admin's usual request-wide transaction would hold it open
+        # around it (Django refuses a durable block nested in another). The service is
+        # the whole write: the admin's own LogEntry follows it.
+        return self._changeform_view(request, object_id, form_url, extra_context)
+
     form = MembershipAdminForm
     list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
     list_filter = ["role", "case"]

@@ -32,12 +32,29 @@ def _protection_bars(user: User | None, person: Any, case: Case) -> str | None:
         return None
     if role_in(user, case) == Role.LEAD or person.created_by_id == user.pk:
         return None
-    if (
-        level == Person.Protection.HIGH
-        and Testimony.objects.filter(case=case, witness=person, interviewers=user).exists()
-    ):
+    if level == Person.Protection.HIGH and _interviewed_by(user, person, case):
         return None
     return level
+
+
+_INTERVIEWED = "_athar_interviewed_by"
+
+
+def forget_interviewers(person: Any) -> None:
+    """Drop what ``_interviewed_by`` kept on ``person``: a testimony naming interviewers
+    was logged, so who may reveal them has changed."""
+    person.__dict__.pop(_INTERVIEWED, None)
+
+
+def _interviewed_by(user: User | None, person: Any, case: Case) -> bool:
+    """Did ``user`` interview ``person`` for a testimony in ``case``? Asked once per
+    request: the answer is kept on the person object (each request loads its own), as
+    a page asks it for the reveal, the testimony form and the protection form."""
+    asked = person.__dict__.setdefault(_INTERVIEWED, {})
+    key = (user.pk, case.pk)
+    if key not in asked:
+        asked[key] = Testimony.objects.filter(case=case, witness=person, interviewers=user).exists()
+    return asked[key]
 
 
 def reveal_refusal(user: User | None, person: Any, case: Case) -> str | None:

@@ -488,11 +488,9 @@ def _testimony_page(request, case, testimony, status=200):
             request.user, "testimony.view", target=testimony, case=case, version=new.number
         )
     targets = services.allowed_transitions(request.user, testimony)
-    consent = {
-        str(ConsentScope(p).label): services.may_share_testimony(testimony=testimony, purpose=p)
-        for p in ConsentScope.values
-        if p != ConsentScope.SHARING
-    }
+    purposes = [p for p in ConsentScope.values if p != ConsentScope.SHARING]
+    answers = services.sharing_answers(testimony=testimony, purposes=purposes)
+    consent = {str(ConsentScope(p).label): answers[p] for p in purposes}
     return render(
         request,
         "people/testimony_detail.html",

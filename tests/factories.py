@@ -69,12 +69,16 @@ def totp_code(device, at=None):
     return f"{totp.token():0{device.digits}d}"
 
 
-def register_person(case, actor, role="witness", **identity):
+def register_person(case, actor, role="witness", protection_level="standard", **identity):
     """A person registered through the service, as the app does (identity encrypted)."""
     from people import services
     from people.models import Identity
 
     identity.setdefault("name_ar", "ليلى حسن")
     return services.register_person(
-        actor=actor, case=case, role=role, identity=Identity(**identity)
+        actor=actor,
+        case=case,
+        role=role,
+        identity=Identity(**identity),
+        protection_level=protection_level,
     )

@@ -33,25 +33,30 @@ def issue_enrolment_code(*, actor: Any, user: Any, recovery: bool = False) -> tu
     A ``recovery`` code (a forgotten password, see ``ask_second_factor_reset``) is entered
     on the sign-in page instead of the password, then sets up the second factor too.
     """
+    with transaction.atomic(durable=True):
+        return issue_code_within(actor=actor, user=user, recovery=recovery)
+
+
+def issue_code_within(*, actor: Any, user: Any, recovery: bool) -> tuple[str, datetime]:
+    """``issue_enrolment_code`` inside a service's transaction already open (a reset)."""
     code = "-".join(
         "".join(secrets.choice(_ENROLMENT_ALPHABET) for _ in range(4)) for _ in range(4)
     )
     expires_at = timezone.now() + timedelta(hours=settings.ATHAR_ENROLMENT_CODE_HOURS)
-    with transaction.atomic():
-        EnrolmentCode.objects.filter(user=user, used_at__isnull=True).delete()
-        EnrolmentCode.objects.create(
-            user=user,
-            digest=_enrolment_digest(code),
-            issued_by=actor,
-            expires_at=expires_at,
-            recovery=recovery,
-        )
-        audit.record(
-            actor,
-            "auth.recovery_code_issue" if recovery else "auth.enrolment_code_issue",
-            target=user,
-            expires_at=expires_at.isoformat(),
-        )
+    EnrolmentCode.objects.filter(user=user, used_at__isnull=True).delete()
+    EnrolmentCode.objects.create(
+        user=user,
+        digest=_enrolment_digest(code),
+        issued_by=actor,
+        expires_at=expires_at,
+        recovery=recovery,
+    )
+    audit.record(
+        actor,
+        "auth.recovery_code_issue" if recovery else "auth.enrolment_code_issue",
+        target=user,
+        expires_at=expires_at.isoformat(),
+    )
     return code, expires_at
 
 

@@ -18,7 +18,7 @@ from casefiles import access, audit
 from casefiles.services import check_not_held
 
 from ..models import SecondFactorReset
-from .enrolment import issue_enrolment_code
+from .enrolment import issue_code_within
 from .sessions import _end_sessions
 
 
@@ -35,21 +35,25 @@ def reset_second_factor(
 
     In the app, only as decided through ``ask_second_factor_reset`` (four eyes); also used
     by whoever runs the server's shell."""
-    with transaction.atomic():
-        TOTPDevice.objects.filter(user=user).delete()
-        StaticDevice.objects.filter(user=user).delete()
-        WebAuthnCredential.objects.filter(user=user).delete()
-        if password:
-            user.set_unusable_password()
-            type(user).objects.filter(pk=user.pk).update(password=user.password)
-        _end_sessions(user)
-        audit.record(
-            actor,
-            "auth.password_recover_approve" if password else "auth.2fa_reset",
-            target=user,
-            **details,
-        )
-        return issue_enrolment_code(actor=actor, user=user, recovery=password)
+    with transaction.atomic(durable=True):
+        return _reset(actor, user, password, **details)
+
+
+def _reset(actor: Any, user: Any, password: bool, **details: Any) -> tuple[str, datetime]:
+    TOTPDevice.objects.filter(user=user).delete()
+    StaticDevice.objects.filter(user=user).delete()
+    WebAuthnCredential.objects.filter(user=user).delete()
+    if password:
+        user.set_unusable_password()
+        type(user).objects.filter(pk=user.pk).update(password=user.password)
+    _end_sessions(user)
+    audit.record(
+        actor,
+        "auth.password_recover_approve" if password else "auth.2fa_reset",
+        target=user,
+        **details,
+    )
+    return issue_code_within(actor=actor, user=user, recovery=password)
 
 
 def ask_second_factor_reset(
@@ -72,7 +76,7 @@ def ask_second_factor_reset(
         raise ValidationError(_("Say why the second factor must be reset."))
     # The user concerned, if an admin, counts: they may approve a reset someone else asked.
     sole = not access.system_admins().exclude(pk=actor.pk).exists()
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         try:
             with transaction.atomic():
                 request = SecondFactorReset.objects.create(
@@ -101,7 +105,7 @@ def decide_second_factor_reset(
     to hand over) or refuses; whoever asked may withdraw (``approve`` False)."""
     if not access.is_system_admin(actor):
         raise PermissionDenied
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         request = SecondFactorReset.objects.select_for_update().get(pk=request.pk)
         if request.outcome != SecondFactorReset.Outcome.PENDING:
             raise ValidationError(_("This reset has been decided already."))
@@ -128,10 +132,10 @@ def _approve_reset(actor: Any, request: SecondFactorReset, *, sole_admin: bool):
     SecondFactorReset.objects.filter(pk=request.pk).update(
         outcome=SecondFactorReset.Outcome.APPROVED, decided_by=actor, decided_at=timezone.now()
     )
-    return reset_second_factor(
-        actor=actor,
-        user=request.user,
-        password=request.password,
+    return _reset(
+        actor,
+        request.user,
+        request.password,
         request=request.pk,
         asked_by=request.requested_by.get_username(),
         sole_admin=sole_admin,

@@ -26,7 +26,7 @@ def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevi
     Each enrolment gets its own key, and starting one discards the others: a key shown
     to whoever once typed the password never becomes the key the user confirms later.
     """
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         device = TOTPDevice.objects.filter(pk=device_id, user=user, confirmed=False).first()
         if device is None:
             TOTPDevice.objects.filter(user=user, confirmed=False).delete()
@@ -64,7 +64,7 @@ def confirm_totp_device(
     """
     if device.user_id != user.pk or device.confirmed:
         raise ValidationError(_("This enrolment is no longer valid; start again."))
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         device = TOTPDevice.objects.select_for_update().get(pk=device.pk)
         if not device.verify_token(re.sub(r"\s+", "", code or "")):
             raise ValidationError(_("The code is wrong or has expired."))
@@ -90,7 +90,7 @@ def confirm_totp_device(
 
 def regenerate_backup_codes(*, user: Any) -> list[str]:
     """Replace the user's backup codes; the old ones stop working at once."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         codes = _new_backup_codes(user)
         audit.record(user, "auth.backup_codes_renew", target=user)
     return codes

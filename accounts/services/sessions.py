@@ -58,7 +58,7 @@ def _end_sessions(user: Any, keep: str | None = None) -> int:
 
 def end_user_sessions(*, actor: Any, user: Any, keep: str | None = None) -> int:
     """Sign ``user`` out everywhere (but the session ``keep``); returns how many ended."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         count = _end_sessions(user, keep=keep)
         audit.record(actor, "auth.sessions_end", target=user, count=count)
     return count
@@ -68,7 +68,7 @@ def deactivate_user(*, actor: Any, user: Any) -> None:
     """Close an account: no sign-in, no case. Memberships and history stay as they are."""
     if user.pk == getattr(actor, "pk", None):
         raise ValidationError(_("You cannot deactivate your own account."))
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         type(user).objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
         _end_sessions(user)

@@ -16,7 +16,7 @@ from ..models import (
     Case,
 )
 from .holders import check_not_held
-from .memberships import SecondAdminNeeded, _ask_grant, _iso, grant_membership
+from .memberships import SecondAdminNeeded, _iso, ask_grant_within, grant_within
 
 
 def request_access(*, user: Any, case: Case, reason: str) -> AccessRequest:
@@ -24,7 +24,7 @@ def request_access(*, user: Any, case: Case, reason: str) -> AccessRequest:
     reason = (reason or "").strip()
     if not reason:
         raise ValidationError({"reason": _("Say why you need access.")})
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         pending = AccessRequest.objects.filter(
             user=user, case=case, status=AccessRequest.Status.PENDING
         ).first()
@@ -57,18 +57,18 @@ def decide_access_request(
         raise ValidationError({"role": _("Choose a role.")})
     if approve:
         check_not_held(approver=actor, grantee=access_request.user)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         req = AccessRequest.objects.select_for_update().get(pk=access_request.pk)
         if req.status != AccessRequest.Status.PENDING:
             raise ValidationError(_("This request has already been decided."))
         if approve:
             try:
-                membership = grant_membership(
+                membership = grant_within(
                     actor=actor, case=req.case, user=req.user, role=role, expires_at=expires_at
                 )
             except SecondAdminNeeded as needed:
                 # The request stays pending until another admin approves the grant.
-                access_request.pending_grant = _ask_grant(
+                access_request.pending_grant = ask_grant_within(
                     actor,
                     case=req.case,
                     user=req.user,

@@ -33,7 +33,7 @@ def create_case(
         created_by=actor,
     )
     case.full_clean()
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         case.save()
         audit.record(actor, "case.create", target=case, case=case, reference=reference)
     return case
@@ -48,7 +48,7 @@ def update_case(*, actor: Any, case: Case, **changes: Any) -> Case:
     changed = {n: [before[n], v] for n, v in changes.items() if before[n] != v}
     if not changed:
         return case
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         case.save(update_fields=list(changed))
         audit.record(actor, "case.update", target=case, case=case, changes=changed)
     return case

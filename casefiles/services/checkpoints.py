@@ -54,7 +54,7 @@ def create_audit_checkpoint(*, actor: Any = None) -> tuple[AuditCheckpoint, dict
 
 def _store_checkpoint(actor: Any, signed: Any, key: Any, reply: bytes) -> AuditCheckpoint:
     size, root = signed.size, signed.root
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         row = AuditCheckpoint.objects.create(
             size=size,
             root=root.hex(),

@@ -111,6 +111,15 @@ def grant_membership(
     it with ``grant_or_ask``. With no other admin to ask it is made at once, and its
     entry says so (``sole_admin``).
     """
+    with transaction.atomic(durable=True):
+        return grant_within(actor=actor, case=case, user=user, role=role, expires_at=expires_at)
+
+
+def grant_within(
+    *, actor: Any, case: Case, user: Any, role: str, expires_at: datetime | None
+) -> Membership:
+    """``grant_membership`` inside a service's transaction already open (a decision on
+    an access request): the same checks, the same entry."""
     _check_grant(actor, case, user, role, expires_at)
     why = second_admin_needed(actor, case, user, role)
     details: dict[str, Any] = {}
@@ -118,8 +127,7 @@ def grant_membership(
         if not _sole_admin(actor, user):
             raise SecondAdminNeeded(why)
         details = {"sole_admin": True, "second_admin_needed": why}
-    with transaction.atomic():
-        return _grant(actor, case, user, role, expires_at, **details)
+    return _grant(actor, case, user, role, expires_at, **details)
 
 
 def grant_or_ask(
@@ -154,35 +162,51 @@ def grant_or_ask(
 
 
 def _ask_grant(actor: Any, *, case, user, role, expires_at, why, note="", **links) -> GrantRequest:
-    with transaction.atomic():
-        try:
-            with transaction.atomic():
-                request = GrantRequest.objects.create(
-                    case=case,
-                    user=user,
-                    role=role,
-                    expires_at=expires_at,
-                    why=why,
-                    note=(note or "").strip()[:2000],
-                    requested_by=actor,
-                    **links,
-                )
-        except IntegrityError:
-            raise ValidationError(
-                _("A grant of access to this case for this user is already waiting for a decision.")
-            ) from None
-        audit.record(
+    with transaction.atomic(durable=True):
+        return ask_grant_within(
             actor,
-            "membership.grant_ask",
-            target=request,
             case=case,
-            user=user.get_username(),
+            user=user,
             role=role,
-            expires_at=_iso(expires_at),
+            expires_at=expires_at,
             why=why,
-            change=request.membership_id,
-            access_request=request.access_request_id,
+            note=note,
+            **links,
         )
+
+
+def ask_grant_within(
+    actor: Any, *, case, user, role, expires_at, why, note="", **links
+) -> GrantRequest:
+    """Ask another admin for a grant, inside a service's transaction already open."""
+    try:
+        with transaction.atomic():
+            request = GrantRequest.objects.create(
+                case=case,
+                user=user,
+                role=role,
+                expires_at=expires_at,
+                why=why,
+                note=(note or "").strip()[:2000],
+                requested_by=actor,
+                **links,
+            )
+    except IntegrityError:
+        raise ValidationError(
+            _("A grant of access to this case for this user is already waiting for a decision.")
+        ) from None
+    audit.record(
+        actor,
+        "membership.grant_ask",
+        target=request,
+        case=case,
+        user=user.get_username(),
+        role=role,
+        expires_at=_iso(expires_at),
+        why=why,
+        change=request.membership_id,
+        access_request=request.access_request_id,
+    )
     return request
 
 
@@ -191,7 +215,7 @@ def decide_grant(*, actor: Any, request: GrantRequest, approve: bool) -> Members
     asked may withdraw (``approve`` False). Returns the membership when approved."""
     if not access.is_system_admin(actor):
         raise PermissionDenied
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         request = GrantRequest.objects.select_for_update().get(pk=request.pk)
         if request.outcome != GrantRequest.Outcome.PENDING:
             raise ValidationError(_("This grant has been decided already."))
@@ -264,7 +288,7 @@ def update_membership(
         if not _sole_admin(actor, membership.user):
             raise SecondAdminNeeded(why)
         details = {"sole_admin": True, "second_admin_needed": why}
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         return _change(actor, membership, role, expires_at, **details)
 
 
@@ -326,6 +350,6 @@ def revoke_membership(*, actor: Any, membership: Membership, reason: str = "") -
     """End a membership now: the user's very next request no longer sees the case."""
     if membership.revoked_at is not None:
         return membership
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         _revoke(actor, membership, reason=reason)
     return membership

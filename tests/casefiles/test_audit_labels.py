@@ -23,7 +23,7 @@ NOT_THE_APP = {"tests", "tools", "bench", "docs", "var", "migrations"}
 
 
 def _testimony_moves() -> set[str]:
-    from people.services import _VERB
+    from people.services.testimony import _VERB
 
     return {f"testimony.{verb}" for verb in _VERB.values()}
 
@@ -61,7 +61,7 @@ def _custody_actions() -> set[str]:
 # Calls whose action is not written at the call: (file, the argument as written) -> the
 # actions it can record, worked out from the code it depends on.
 COMPUTED = {
-    ("people/services.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
+    ("people/services/testimony.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
     ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
     ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,

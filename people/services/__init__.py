@@ -1,0 +1,64 @@
+"""Writes to people, consent and testimony, by concern: one function per write, audited
+in its own durable transaction. Audit entries name people by their code, never by their
+identity.
+
+- ``registration``: registering a person, their roles in a case, relations between people;
+- ``identity``: the protection level, revealing an identity, name look-up, key rotation;
+- ``consent``: recording and withdrawing consent, and asking it before sharing;
+- ``testimony``: statements, versions, the review, the diff between versions.
+
+Callers use ``from people import services`` and the names below.
+"""
+
+from ..models import Identity
+from .consent import (
+    SharingAnswer,
+    consent_in_force,
+    may_share_testimony,
+    record_consent,
+    sharing_answers,
+    withdraw_consent,
+)
+from .identity import (
+    RotationReport,
+    change_protection,
+    find_people_by_name,
+    reveal_identity,
+    rotate_field_keys,
+)
+from .registration import VICTIM_FIELDS, add_case_role, register_person, relate_people
+from .testimony import (
+    FIRST_VERSION,
+    TRANSITIONS,
+    allowed_transitions,
+    create_testimony,
+    decide_testimony,
+    diff_versions,
+    revise_testimony,
+)
+
+__all__ = [
+    "FIRST_VERSION",
+    "TRANSITIONS",
+    "VICTIM_FIELDS",
+    "Identity",
+    "RotationReport",
+    "SharingAnswer",
+    "add_case_role",
+    "allowed_transitions",
+    "change_protection",
+    "consent_in_force",
+    "create_testimony",
+    "decide_testimony",
+    "diff_versions",
+    "find_people_by_name",
+    "may_share_testimony",
+    "record_consent",
+    "register_person",
+    "relate_people",
+    "reveal_identity",
+    "revise_testimony",
+    "rotate_field_keys",
+    "sharing_answers",
+    "withdraw_consent",
+]

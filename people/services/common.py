@@ -1,0 +1,16 @@
+"""What every people service checks first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+
+from casefiles.access import can
+from casefiles.models import Case
+
+
+def _require(actor: Any, action: str, case: Case) -> None:
+    # Views already answer 404 to users without the right; this keeps other callers honest.
+    if not can(actor, action, case):
+        raise PermissionDenied(action)

@@ -1,0 +1,155 @@
+"""A person's identity: who may see it (reveal, protection level), looking a name up
+through its blind index, and re-encrypting every identity under a new key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from casefiles import audit
+from casefiles.access import Action
+from casefiles.models import Case
+
+from .. import crypto
+from ..models import (
+    PROTECTED_FIELDS,
+    CaseRole,
+    Identity,
+    Person,
+    ProtectionChange,
+)
+from ..protection import (
+    protection_change_refusal,
+    reveal_refusal,
+)
+from .common import _require
+from .registration import _index_names
+
+
+def change_protection(*, actor: Any, person: Person, level: str, reason: str) -> ProtectionChange:
+    """Raise or lower a person's protection level, saying why.
+
+    Only someone who may reveal the person now changes it; lowering it (which opens the
+    identity to more members) only the lead of the person's case. The change is a row of
+    its own (append-only, bound into the audit chain) written before the level: the
+    database refuses a level that no such row records.
+    """
+    case = person.case
+    if refusal := protection_change_refusal(actor, person, case):
+        raise PermissionDenied(refusal)
+    if level not in Person.Protection.values:
+        raise ValidationError(_("Choose a protection level."))
+    reason = reason.strip()
+    if len(reason) < 5:
+        raise ValidationError({"reason": _("Say why the protection level changes.")})
+    with transaction.atomic(durable=True):
+        locked = Person.objects.select_for_update().get(pk=person.pk)
+        old = locked.protection_level
+        if level == old:
+            raise ValidationError(_("The person already has this protection level."))
+        # Asked again of the locked row: the level it lowers from is the one now.
+        if refusal := protection_change_refusal(actor, locked, case, level):
+            raise PermissionDenied(refusal)
+        change = ProtectionChange.objects.create(
+            person=locked, from_level=old, to_level=level, reason=reason, changed_by=actor
+        )
+        Person.objects.filter(pk=locked.pk).update(protection_level=level)
+        audit.record(
+            actor,
+            "people.protection_change",
+            target=locked,
+            case=case,
+            binds={ProtectionChange: [change.pk]},
+            from_level=old,
+            to_level=level,
+            reason=reason[:1000],
+        )
+    person.protection_level = level
+    return change
+
+
+def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> Identity:
+    """Decrypt a person's identity for one page view; the reveal and its reason are audited.
+
+    The entry is written before anything is returned: no reveal without its trace.
+    """
+    _require(actor, Action.REVEAL_IDENTITY, case)
+    if not CaseRole.objects.filter(person=person, case=case).exists():
+        raise PermissionDenied("person has no role in this case")
+    if refusal := reveal_refusal(actor, person, case):
+        raise PermissionDenied(refusal)
+    reason = reason.strip()
+    if len(reason) < 5:
+        raise ValidationError(_("State why you need to see this identity."))
+    with transaction.atomic(durable=True):
+        audit.record(
+            actor, "people.reveal_identity", target=person, case=case, reason=reason[:1000]
+        )
+    return person.open_identity()
+
+
+def find_people_by_name(*, actor: Any, case: Case, name: str) -> list[Person]:
+    """People of this case registered under this name (or a spelling of it).
+
+    Compares keyed digests of normalised names: nothing is decrypted. Only this case is
+    searched, where the actor may reveal identities: a match in another case would tell
+    who someone is there without that case's permission or audit trail; and only people
+    whose identity the actor may reveal are returned. Audited without the name, since a
+    match tells who someone is.
+    """
+    _require(actor, Action.REVEAL_IDENTITY, case)
+    digest = crypto.blind_index(name)
+    if not digest:
+        return []
+    matched = list(
+        Person.objects.visible_to(actor)
+        .filter(case_roles__case=case, name_digests__digest=digest)
+        .distinct()
+    )
+    # A match names who someone is: not for those their protection level keeps it from.
+    found = [p for p in matched if reveal_refusal(actor, p, case) is None]
+    with transaction.atomic(durable=True):
+        audit.record(
+            actor,
+            "people.name_lookup",
+            case=case,
+            matches=[p.code for p in found],
+            withheld=len(matched) - len(found),
+        )
+    return found
+
+
+@dataclass(frozen=True)
+class RotationReport:
+    people: int
+    reencrypted: int
+    key_id: str
+
+
+def rotate_field_keys(*, actor: Any = None, batch_size: int = 200) -> RotationReport:
+    """Re-encrypt every identity under the current key and rebuild the name index.
+
+    Values are decrypted with whichever configured key sealed them. Afterwards the old
+    keys can be removed from ATHAR_FIELD_KEYS.
+    """
+    key_id = crypto.current_key_id()
+    people = reencrypted = 0
+    with transaction.atomic(durable=True):
+        for person in Person.objects.select_for_update().order_by("code").iterator(batch_size):
+            identity = person.open_identity()
+            stale = any(
+                crypto.key_id_of(getattr(person, f"enc_{n}")) != key_id for n in PROTECTED_FIELDS
+            )
+            person.seal_identity(identity)
+            person.save(update_fields=[f"enc_{n}" for n in PROTECTED_FIELDS])
+            _index_names(person, identity)
+            people += 1
+            reencrypted += stale
+        audit.record(
+            actor, "people.rotate_keys", key_id=key_id, people=people, reencrypted=reencrypted
+        )
+    return RotationReport(people, reencrypted, key_id)
