@@ -12,7 +12,7 @@ from django.db.models import Case as SqlCase
 from casefiles.bulk import insert_rows
 
 from .models import EvidenceItem
-from .services import _lock_case_intake
+from .services.batches import lock_case_intake
 
 NEAR_DISTANCE = 4
 _BANDS = ((0, 13), (13, 26), (26, 39), (39, 52), (52, 64))  # d ≤ 4 ⇒ one band equal
@@ -77,7 +77,7 @@ def regroup_near_duplicates(case: Any) -> int:
     from .models import NearHash, NearIndex
 
     with transaction.atomic():
-        _lock_case_intake(case)
+        lock_case_intake(case)
         _lock_near_index(case)
         NearHash.objects.filter(case=case).delete()
         NearIndex.objects.filter(case=case).update(through=0)

@@ -43,7 +43,7 @@ PER_TASK = 8  # sources a worker takes at a time: their writes overlap their dec
 def _results(
     sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
 ) -> Iterator[IntakeResult]:
-    work = partial(process_many, root=_storage_root(), extra_digests=extra)
+    work = partial(process_many, store=evidence_storage().for_workers(), extra_digests=extra)
     tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
     if jobs <= 1 or len(sources) < 4:
         for task in tasks:
@@ -54,10 +54,6 @@ def _results(
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         for results in pool.map(work, tasks):
             yield from results
-
-
-def _storage_root() -> str:
-    return str(evidence_storage().root)
 
 
 def run_intake(

@@ -501,6 +501,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
 
     from evidence import services
     from evidence.intake.pipeline import ingest_path
+    from evidence.services import batches
 
     write(tmp_path / "usb" / "a.jpg", jpeg_bytes(99))
     real, calls = services.resumable_batch, []
@@ -516,6 +517,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
         return real(**where)
 
     monkeypatch.setattr(services, "resumable_batch", other_run_opens_meanwhile)
+    monkeypatch.setattr(batches, "resumable_batch", other_run_opens_meanwhile)
     with pytest.raises(RuntimeError, match="is being taken in by"):
         ingest_path(actor=taker, case=case, path=tmp_path / "usb", acquired_from="W", jobs=1)
     assert IntakeBatch.objects.count() == 1

@@ -488,12 +488,12 @@ def test_a_quick_restart_queues_again_at_once_a_batch_whose_worker_here_is_dead(
 
     from django.core.management import call_command
 
-    from evidence import services
+    from evidence.services import leases
 
     archive = _zip_bytes({"a.jpg": jpeg_bytes(23)})
     batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
     worker = subprocess.Popen(["sleep", "60"])  # a db_worker of this host...
-    owner = f"{socket.gethostname()}:{worker.pid}@{services._start_time(worker.pid)}"
+    owner = f"{socket.gethostname()}:{worker.pid}@{leases._start_time(worker.pid)}"
     _claimed_just_now(batch, owner)
     call_command("resume_batches")  # ...alive, within its lease: left to it
     assert "0 batch(es)" in capsys.readouterr().out
@@ -515,10 +515,11 @@ def test_a_worker_pid_now_used_by_another_process_counts_as_dead(
     from django.core.management import call_command
 
     from evidence import services
+    from evidence.services import leases
 
     archive = _zip_bytes({"a.jpg": jpeg_bytes(24)})
     batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
-    started = int(services._start_time(1))
+    started = int(leases._start_time(1))
     # The process of pid 1, claiming the batch a moment ago: left to it.
     _claimed_just_now(batch, f"{socket.gethostname()}:1@{started}")
     call_command("resume_batches")

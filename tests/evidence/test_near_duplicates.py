@@ -26,7 +26,7 @@ def _intake(case, hashes):
     case's intake lock); nothing grouped yet. Returns their primary keys."""
     pks = []
     with transaction.atomic():
-        for reference, h in zip(services._next_references(case, len(hashes)), hashes, strict=True):
+        for reference, h in zip(services.next_references(case, len(hashes)), hashes, strict=True):
             sha = f"{next(_n):064x}"
             original = StoredFile.objects.create(
                 sha256=sha, size=1, media_type="image/jpeg", storage_key=f"sha256/{sha}"

@@ -26,7 +26,7 @@ from evidence import services
 from evidence.models import EvidenceItem, StoredFile
 case = Case.objects.get(reference="SYR-2014-001")
 with transaction.atomic():
-    refs = services._next_references(case, 2)
+    refs = services.next_references(case, 2)
     for n, ref in enumerate(refs):
         sha = f"{n:064x}"
         sf = StoredFile.objects.create(

@@ -13,6 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from PIL import Image
 
+from evidence import imaging
 from evidence.intake import steps
 from evidence.intake.payload import SourceFile
 from evidence.models import Derivative, EvidenceItem, IntakeBatch
@@ -320,7 +321,7 @@ def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_then_made_once_there_is
     stored = Path(evidence_storage().path(thumb.storage_key)).read_bytes()
     with Image.open(io.BytesIO(stored)) as img:
         assert img.size == (thumb.width, thumb.height) and max(img.size) == 256
-    assert thumb.parameters == steps.THUMBNAIL_PARAMETERS
+    assert thumb.parameters == imaging.THUMBNAIL_PARAMETERS
     assert _stored_bytes(item) == data  # the original untouched
 
 
