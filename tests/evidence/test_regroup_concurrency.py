@@ -6,9 +6,10 @@ import time
 
 import pytest
 
+from tests.evidence.helpers import postgres_only
 from tests.scratch_db import ROOT, run_manage, scratch_database
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, postgres_only]
 
 SETUP = """
 from casefiles.models import Case
