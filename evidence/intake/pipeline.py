@@ -105,6 +105,11 @@ def run_intake(
 
     def flush() -> None:
         nonlocal chunk, written, last_write
+        problems.extend(
+            {"path": r.source.path, "kind": "failed", "reason": r.error}
+            for r in chunk
+            if not r.stored
+        )
         written += services.record_intake(
             actor=actor,
             case=batch.case,
@@ -114,15 +119,11 @@ def run_intake(
             method=batch.method,
             medium=batch.medium,
             medium_serial=batch.medium_serial,
-        )
-        problems.extend(
-            {"path": r.source.path, "kind": "failed", "reason": r.error}
-            for r in chunk
-            if not r.stored
+            problems=problems,
+            total=len(listing.files) + len(listing.problems),
         )
         chunk = []
         last_write = time.monotonic()
-        services.refresh_batch_counts(batch, problems, len(listing.files) + len(listing.problems))
 
     for n, result in enumerate(_results(todo, jobs, extra), 1):
         chunk.append(result)

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from casefiles import audit
+from casefiles.bulk import insert_rows
 
 from ..custody_events import record_custody
 from ..models import (
@@ -35,42 +36,72 @@ def create_batch(
     name_encoding: str = "",
 ) -> IntakeBatch:
     """Open an intake batch, with the medium's own "acquired" custody event."""
-    with transaction.atomic():
-        batch = IntakeBatch.objects.create(
+    with transaction.atomic(durable=True):
+        return _create_batch(
+            actor=actor,
             case=case,
-            label=label or Path(source_root).name or source_root,
             source_root=source_root,
             acquired_from=acquired_from,
             medium=medium,
             medium_serial=medium_serial,
             method=method,
-            created_by=actor,
+            label=label,
             source_sha256=source_sha256,
             source_size=source_size,
             name_encoding=name_encoding,
         )
-        record_custody(
-            [
-                dict(
-                    case_id=case.pk,
-                    batch_id=batch.pk,
-                    action=CustodyEvent.Action.ACQUIRED,
-                    at=timezone.now(),
-                    actor_id=actor.pk,
-                    from_custodian=acquired_from,
-                    to_custodian=actor.get_username(),
-                    purpose=PURPOSE_INTAKE,
-                    sha256=source_sha256,
-                    hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
-                    notes=f"medium: {medium} {medium_serial}".strip(),
-                )
-            ],
-            actor=actor,
-            action="evidence.batch_open",
-            target=batch,
-            case=case,
-            source=source_root,
-        )
+
+
+def _create_batch(
+    *,
+    actor: Any,
+    case: Any,
+    source_root: str,
+    acquired_from: str,
+    medium: str = "",
+    medium_serial: str = "",
+    method: str = "",
+    label: str = "",
+    source_sha256: str = "",
+    source_size: int | None = None,
+    name_encoding: str = "",
+) -> IntakeBatch:
+    """The batch and its "acquired" event, inside the caller's transaction."""
+    batch = IntakeBatch.objects.create(
+        case=case,
+        label=label or Path(source_root).name or source_root,
+        source_root=source_root,
+        acquired_from=acquired_from,
+        medium=medium,
+        medium_serial=medium_serial,
+        method=method,
+        created_by=actor,
+        source_sha256=source_sha256,
+        source_size=source_size,
+        name_encoding=name_encoding,
+    )
+    record_custody(
+        [
+            dict(
+                case_id=case.pk,
+                batch_id=batch.pk,
+                action=CustodyEvent.Action.ACQUIRED,
+                at=timezone.now(),
+                actor_id=actor.pk,
+                from_custodian=acquired_from,
+                to_custodian=actor.get_username(),
+                purpose=PURPOSE_INTAKE,
+                sha256=source_sha256,
+                hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
+                notes=f"medium: {medium} {medium_serial}".strip(),
+            )
+        ],
+        actor=actor,
+        action="evidence.batch_open",
+        target=batch,
+        case=case,
+        source=source_root,
+    )
     return batch
 
 
@@ -117,17 +148,17 @@ def open_batch(
     share one batch (the second is then refused its claim) instead of taking every file
     in twice."""
     where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         lock_case_intake(case)
         if resume_files is not None and (batch := resumable_batch(**where, files=resume_files)):
             return batch
-        return create_batch(**where, **fields)
+        return _create_batch(**where, **fields)
 
 
 def record_name_encoding(*, actor: Any, batch: IntakeBatch, encoding: str) -> None:
     """Record the encoding a ZIP batch's names are read with from now on, one that renames
     nothing it has taken in (the intake pipeline checks); audited with the one it replaces."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         IntakeBatch.objects.filter(pk=batch.pk).update(name_encoding=encoding)
         audit.record(
             actor,
@@ -173,6 +204,10 @@ def done_source_keys(batch: IntakeBatch) -> set[str]:
 
 
 def lock_case_intake(case: Any) -> EvidenceCounter:
-    """Take the case's intake lock (its EV- counter row) until the transaction ends."""
-    counter, _ = EvidenceCounter.objects.get_or_create(case=case)
-    return EvidenceCounter.objects.select_for_update().get(pk=counter.pk)
+    """Take the case's intake lock (its EV- counter row) until the transaction ends: one
+    statement once the row exists (it is made by the case's first batch)."""
+    locked = EvidenceCounter.objects.select_for_update().filter(case=case)
+    if (counter := locked.first()) is None:
+        insert_rows(EvidenceCounter, [dict(case_id=case.pk, last=0)], ignore_conflicts=True)
+        counter = locked.get()
+    return counter

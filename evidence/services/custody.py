@@ -70,7 +70,7 @@ def record_download(
 ) -> str:
     """A copy of the original leaves the server (or was refused): custody event, audit."""
     served = result == CustodyEvent.HashResult.MATCH
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         set_integrity([item.pk], result)
         record_custody(
             [

@@ -8,6 +8,8 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from casefiles import audit
+
 from ..custody_events import record_custody
 from ..models import (
     CustodyEvent,
@@ -46,7 +48,10 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
                 records.setdefault(sf.pk, []).append((batch, what))
                 files.setdefault(sf.pk, sf)
                 by_file.setdefault(sf.pk, [])
-    check = FixityCheck.objects.create(case=case, started_at=timezone.now(), actor=actor)
+    with transaction.atomic(durable=True):
+        check = FixityCheck.objects.create(case=case, started_at=timezone.now(), actor=actor)
+        # The sweep's own entry (evidence.fixity, at its end) is the one that targets it.
+        audit.record(actor, "evidence.fixity_start", case=case, check=check.pk, files=len(files))
     changed, missing, ok = [], [], 0
     pending: list[tuple[list[EvidenceItem], str, str]] = []
     batch_events: list[CustodyEvent] = []
@@ -85,7 +90,7 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
     check.items_checked = sum(len(v) for v in by_file.values())
     check.ok, check.changed, check.missing = ok, changed, missing
     check.finished_at = timezone.now()
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         check.save()
         record_custody(  # the intake manifests' results, bound by the sweep's own entry
             batch_events,
@@ -102,7 +107,7 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
 
 def _write_fixity(actor, check, pending) -> None:
     now = timezone.now()
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         events = []
         for items, result, note in pending:
             for item in items:
@@ -121,7 +126,8 @@ def _write_fixity(actor, check, pending) -> None:
                 )
             set_integrity([i.pk for i in items], result)
         # Each chunk's events are bound by an entry of their own: a sweep of a large
-        # archive is many transactions, and none leaves a custody row unbound.
+        # archive is many transactions, and none leaves a custody row unbound
+        # (docs/decisions/0007-chunked-writes.md).
         record_custody(
             events,
             actor=actor,

@@ -27,7 +27,7 @@ def record_identification(*, actor: Any, item: EvidenceItem, **fields: Any):
     )
     if in_case != people:
         raise ValueError("Both people must have a role in the item's case.")
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         identification = Identification.objects.create(
             case=item.case, item=item, recorded_by=actor, **fields
         )
@@ -57,7 +57,7 @@ def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: An
         changes["tags"] = [before, tags]
     if not changes:
         return
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         for name, value in fields.items():
             setattr(item, name, value)
         item.save(update_fields=list(fields))

@@ -39,7 +39,7 @@ def finish_batch(
     custodian_manifest_text: str | bytes | None = None,
 ) -> IntakeBatch:
     """Close a run: counts, the hashed intake manifest, the custodian list check, audit."""
-    with transaction.atomic():
+    with transaction.atomic(durable=True):
         listed = None
         if custodian_manifest is not None:  # its mismatches are flagged: counted below
             listed = _store_text(custodian_manifest_text or "", "text/plain")

@@ -509,7 +509,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
     def other_run_opens_meanwhile(**where):
         calls.append(where)
         if len(calls) == 1:  # this run's first look: nothing yet; then the other run opens
-            other = services.create_batch(
+            other = batches._create_batch(
                 actor=taker, **{k: where[k] for k in where if k != "files"}
             )
             IntakeBatch.objects.filter(pk=other.pk).update(claimed_by=f"{socket.gethostname()}:1")

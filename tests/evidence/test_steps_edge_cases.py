@@ -414,3 +414,23 @@ def test_a_file_too_big_to_decode_keeps_only_its_head_in_memory(tmp_path, monkey
     assert result.media_type == "image/jpeg"
     assert [f["code"] for f in result.flags] == ["not_decoded"]
     assert heads == [steps.SNIFF_BYTES]  # not the first DECODE_LIMIT bytes
+
+
+def test_every_file_goes_through_the_named_steps_in_this_order():
+    assert [name for name, _ in steps.STEPS] == [
+        "flag name",
+        "read and store",
+        "sniff type",
+        "check empty",
+        "check extension",
+        "decode picture",
+    ]
+
+
+def test_an_empty_file_ends_its_way_at_the_step_that_finds_it_empty(tmp_path):
+    path = write(tmp_path / "empty.jpg", b"")
+    (result,) = steps.process_many(
+        [SourceFile(path="empty.jpg", fs_path=str(path))], str(tmp_path / "s")
+    )
+    # No "extension_mismatch" (the step after): an empty file claims nothing.
+    assert result.stored and [f["code"] for f in result.flags] == ["empty"]
