@@ -50,9 +50,9 @@ def group_near_duplicates(case: Any, *, chunk: int = NEAR_CHUNK) -> NearPass:
         # and a property test runs passes inside its own transaction to undo them.
         with transaction.atomic():
             step = _group_chunk(case, chunk)
-        if not step.items:
-            return done
         done = NearPass(*(a + b for a, b in zip(done, step, strict=True)))
+        if step.items < chunk:  # the last of them: no pass more just to find none
+            return done
 
 
 def cases_not_fully_grouped() -> list[int]:
