@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 
 from evidence.intake.pipeline import ingest_path
+from evidence.storage import evidence_storage
 from tests.evidence.images import write
 
 
@@ -20,3 +21,14 @@ postgres_only = pytest.mark.skipif(
     connection.vendor != "postgresql",
     reason="proves a row lock: only PostgreSQL runs writers concurrently",
 )
+
+
+def stored_bytes(item) -> bytes:
+    """The bytes the store holds for an item's original, read through the store."""
+    with evidence_storage().open(item.original.storage_key) as fh:
+        return fh.read()
+
+
+def item_flags(item) -> dict[str, str]:
+    """An item's flags, code: reason."""
+    return {f["code"]: f["reason"] for f in item.flags}

@@ -10,6 +10,7 @@ from evidence import services
 from evidence.intake.payload import SourceFile
 from evidence.intake.steps import process_many
 from evidence.storage import evidence_storage
+from tests.evidence.factories import CustodyEventFactory
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes, write
 
@@ -71,11 +72,14 @@ def test_the_gallery_page_costs_an_exact_number_of_queries(client, cast, photos)
     assert len(page.captured_queries) == GALLERY_QUERIES, [q["sql"] for q in page]
 
 
-def test_the_item_page_costs_an_exact_number_of_queries(client, cast, photos):
+@pytest.mark.parametrize("hand_recorded", [0, 3])
+def test_the_item_page_costs_an_exact_number_of_queries(client, cast, photos, hand_recorded):
+    item = photos.first()
+    CustodyEventFactory.create_batch(hand_recorded, item=item, actor=cast.lead)
     client.force_login(cast.investigator)
-    url = photos.first().get_absolute_url()
-    client.get(url)
+    client.get(item.get_absolute_url())
     with CaptureQueriesContext(connection) as page:
-        response = client.get(url)
+        response = client.get(item.get_absolute_url())
     assert response.status_code == 200
+    assert response.content.decode().count("moved to the evidence room") == hand_recorded
     assert len(page.captured_queries) == ITEM_QUERIES, [q["sql"] for q in page]
