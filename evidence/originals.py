@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import mmap
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -130,6 +131,8 @@ class OriginalStore(Protocol):
     def exists(self, key: str) -> bool: ...
     def size(self, key: str) -> int: ...
     def write_derivative(self, key: str, data: bytes) -> None: ...
+    def free_space(self) -> int: ...
+    def scratch_dir(self, name: str) -> Path: ...
 
 
 class WriteOnceStore:
@@ -286,6 +289,16 @@ class WriteOnceStore:
         return digest.hexdigest() == sha256
 
     verify_existing = verify  # found already there at intake
+
+    def free_space(self) -> int:
+        """Bytes the store can still take."""
+        self.root.mkdir(parents=True, exist_ok=True)  # a new store: made as a write would
+        return shutil.disk_usage(self.root).free
+
+    def scratch_dir(self, name: str) -> Path:
+        """A local folder for files waiting to be taken in (a browser upload), on the
+        store's disk so that storing them is a copy within one filesystem."""
+        return self.root / "uploads" / name
 
     def write_derivative(self, key: str, data: bytes) -> None:
         """Derivatives are remade from their original at will: written atomically (a

@@ -168,7 +168,7 @@ def ingest_path(
     zipped = is_archive(path.name, path)
     if zip_encoding:
         zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
-    listing = list_source(path, evidence_storage().root, zip_encoding)
+    listing = list_source(path, evidence_storage().free_space(), zip_encoding)
     where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
     batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
     if batch is None:
@@ -188,7 +188,7 @@ def ingest_path(
         # The same command run again without --zip-encoding: the batch's own (a batch
         # found, or one another run opened a moment ago).
         zip_encoding = batch.name_encoding
-        listing = list_source(path, evidence_storage().root, zip_encoding)
+        listing = list_source(path, evidence_storage().free_space(), zip_encoding)
     return run_intake(
         actor=actor,
         batch=batch,
