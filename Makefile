@@ -9,11 +9,11 @@ PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
-.PHONY: help run test lint migrations-check browser-deps test-sqlite test-postgres messages clean
+.PHONY: help run test lint shape migrations-check browser-deps test-sqlite test-postgres messages clean
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
-	@echo "make test   - ruff, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
+	@echo "make test   - ruff, import layers, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
 
 # The virtualenv is rebuilt whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -37,6 +37,10 @@ run: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The layers of pyproject.toml's [tool.importlinter]: no app imports one above it.
+shape: $(VENV)/.installed
+	$(VENV)/bin/lint-imports
 
 migrations-check: $(VENV)/.installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run
@@ -65,7 +69,7 @@ browser-deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
-test: lint migrations-check browser-deps test-sqlite test-postgres
+test: lint shape migrations-check browser-deps test-sqlite test-postgres
 
 # Extract strings, fill in the Arabic table of tools/translate_ar.py, compile; commit both.
 messages: $(VENV)/.installed

@@ -7,7 +7,7 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casefiles.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "athar.settings")
     from django.core.management import execute_from_command_line
 
     try:

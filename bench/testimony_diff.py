@@ -72,7 +72,7 @@ def main() -> int:
 def run(args: argparse.Namespace, workdir: str) -> int:
     os.environ.update(
         {
-            "DJANGO_SETTINGS_MODULE": "casefiles.settings",
+            "DJANGO_SETTINGS_MODULE": "athar.settings",
             "DATABASE_URL": f"sqlite:///{workdir}/bench.sqlite3",
             "ATHAR_DATA_DIR": workdir,
             "ATHAR_DEBUG": "0",

@@ -38,7 +38,7 @@ def main() -> int:
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="athar-bench-verify-"))
-    env = {**os.environ, "ATHAR_DATA_DIR": str(tmp), "DJANGO_SETTINGS_MODULE": "casefiles.settings"}
+    env = {**os.environ, "ATHAR_DATA_DIR": str(tmp), "DJANGO_SETTINGS_MODULE": "athar.settings"}
     pg_name = None
     if args.database_url:
         import psycopg

@@ -24,7 +24,6 @@ from .models import (
     Case,
     GrantRequest,
     Membership,
-    SecondFactorReset,
 )
 
 
@@ -86,7 +85,11 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     head = _head_seq()
     upto = request.GET.get("upto", "")
     upto = min(int(upto), head) if re.fullmatch(r"[0-9]{1,18}", upto) else head
-    page = Paginator(filterset.qs.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
+    # A filter the form refuses (an action no app declares, a case that is not one) lists
+    # nothing and says why: leaving it out would show the whole log as if it matched.
+    valid = filterset.is_valid()
+    entries = filterset.qs if valid else filterset.queryset.none()
+    page = Paginator(entries.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
     filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
     audit.record(request.user, "audit.view", filters=filters_used)
     query = request.GET.copy()
@@ -97,11 +100,13 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         "casefiles/audit_list.html",
         {
             "filter": filterset,
+            "filter_refused": not valid,
             "page": page,
             "query": query.urlencode(),
             "upto": upto,
             "newer_since": head > upto,
         },
+        status=200 if valid else 400,
     )
 
 
@@ -217,18 +222,14 @@ def _first(queryset) -> tuple[list, bool]:
 
 
 def _admin_overview(user) -> dict:
-    """What waits for a system admin: requests and resets to decide, access about to end,
-    and when the log was last signed and the store last re-hashed. No case content."""
+    """What waits for a system admin: requests to decide, access about to end, and when
+    the log was last signed and the store last re-hashed. No case content. (Apps above
+    add theirs, e.g. the resets to decide, as panels: ``panels.py``.)"""
     now = timezone.now()
     requests, more_requests = _first(
         AccessRequest.objects.decidable_by(user)
         .filter(status=AccessRequest.Status.PENDING)
         .select_related("user", "case")
-        .order_by("requested_at")
-    )
-    resets, more_resets = _first(
-        SecondFactorReset.objects.filter(outcome=SecondFactorReset.Outcome.PENDING)
-        .select_related("user", "requested_by")
         .order_by("requested_at")
     )
     grants, more_grants = _first(
@@ -255,8 +256,6 @@ def _admin_overview(user) -> dict:
     return {
         "requests": requests,
         "more_requests": more_requests,
-        "resets": resets,
-        "more_resets": more_resets,
         "grants": grants,
         "more_grants": more_grants,
         "expiring": expiring,

@@ -1,34 +1,12 @@
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
 
-# Every action this app records in the audit log, with its label in the reader's language.
-AUDIT_ACTIONS = {
-    "evidence.batch_open": _("Intake batch opened"),
-    "evidence.batch_name_encoding": _("File-name encoding of a batch changed"),
-    "evidence.batch_done": _("Intake batch finished"),
-    "evidence.intake": _("Evidence taken in"),
-    "evidence.gallery": _("Evidence gallery viewed"),
-    "evidence.view": _("Evidence item viewed"),
-    "evidence.preview": _("Evidence image viewed"),
-    "evidence.download": _("Original downloaded"),
-    "evidence.download_refused": _("Download refused: the original failed its check"),
-    "evidence.withheld": _("Evidence withheld: attached to a protected statement"),
-    "evidence.custody": _("Custody event recorded"),
-    "evidence.update": _("Evidence description changed"),
-    "evidence.identification": _("Identification recorded"),
-    "evidence.fixity_start": _("Fixity check started"),
-    "evidence.fixity": _("Fixity check run"),
-    "evidence.fixity_results": _("Fixity results recorded"),
-    "evidence.export_metadata": _("Evidence metadata exported"),
-    "evidence.regroup": _("Near-duplicate groups rebuilt"),
-}
-
 
 class EvidenceConfig(AppConfig):
     name = "evidence"
     verbose_name = _("Evidence")
 
     def ready(self) -> None:
-        from casefiles.filters import register_actions
+        from . import panels
 
-        register_actions(AUDIT_ACTIONS)
+        panels.register()  # its parts of the case, person and testimony pages

@@ -1,8 +1,8 @@
 import django_filters
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.access import withheld_testimonies
 from casefiles.filters import AnyYesNo
+from people.protection import withheld_testimonies
 
 from .models import EvidenceItem, IntakeBatch
 

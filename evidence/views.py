@@ -13,13 +13,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
-from casefiles.access import (
-    Action,
-    attachment_refusal,
-    can,
-    get_case_for_user,
-    withheld_testimonies,
-)
+from casefiles.access import Action, can, get_case_for_user
+from people.protection import attachment_refusal, withheld_testimonies
 
 from . import services, tasks
 from .filters import EvidenceFilter

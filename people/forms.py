@@ -4,9 +4,10 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.access import active_membership_q, testimony_refusal
+from casefiles.access import active_membership_q
 
 from .models import Consent, ConsentScope, Identity, Person, Relation, RoleKind, Testimony
+from .protection import testimony_refusal
 
 _PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 _TEXT = {"dir": "auto"}

@@ -13,15 +13,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import (
-    Action,
-    active_membership_q,
-    can,
-    protection_change_refusal,
-    reveal_refusal,
-    statement_refusal,
-    testimony_refusal,
-)
+from casefiles.access import Action, active_membership_q, can
 from casefiles.models import Case
 
 from . import crypto, linediff
@@ -40,6 +32,12 @@ from .models import (
     Testimony,
     TestimonyVersion,
     text_sha256,
+)
+from .protection import (
+    protection_change_refusal,
+    reveal_refusal,
+    statement_refusal,
+    testimony_refusal,
 )
 
 # Stored as is, whatever the interviewer's language: the history reads the same for all.

@@ -15,16 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import (
-    Action,
-    can,
-    get_case_for_user,
-    protection_change_refusal,
-    protection_levels_for,
-    reveal_refusal,
-    statement_refusal,
-    testimony_refusal,
-)
+from casefiles.access import Action, can, get_case_for_user
 from casefiles.exports import csv_cell
 
 from . import services
@@ -42,6 +33,13 @@ from .forms import (
     WithdrawalForm,
 )
 from .models import CaseRole, Consent, ConsentScope, Person, Relation, Testimony
+from .protection import (
+    protection_change_refusal,
+    protection_levels_for,
+    reveal_refusal,
+    statement_refusal,
+    testimony_refusal,
+)
 
 
 def _case_people(user, case):

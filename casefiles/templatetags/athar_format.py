@@ -41,7 +41,7 @@ def size(value) -> str:
 @register.filter
 def audit_action(code: str) -> str:
     """The label of an audit action in the reader's language; the code if it has none."""
-    from casefiles.filters import AUDIT_ACTIONS
+    from casefiles.audit_actions import label
 
-    label = AUDIT_ACTIONS.get(code)
-    return str(label) if label is not None else code
+    found = label(code)
+    return str(found) if found is not None else code

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "casefiles.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "athar.settings")
 
 import django
 

@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import services as account_services
 from casefiles import services
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role
 from casefiles.models import Membership
@@ -26,7 +27,7 @@ def waiting(cast, other_case):
     request = services.request_access(
         user=cast.outsider, case=other_case, reason="I interviewed the family in Gaziantep"
     )
-    reset, _done = services.ask_second_factor_reset(
+    reset, _done = account_services.ask_second_factor_reset(
         actor=colleague, user=cast.lawyer, reason="lost phone at the border"
     )
     ending = Membership.objects.get(user=cast.observer)
@@ -144,7 +145,7 @@ def test_the_admins_start_page_costs_the_same_queries_however_much_waits(
     for n in range(15):
         asker = UserFactory(groups=[INVESTIGATOR_GROUP])
         services.request_access(user=asker, case=cast.case, reason=f"reason {n}")
-        services.ask_second_factor_reset(actor=cast.admin, user=asker, reason="lost phone")
+        account_services.ask_second_factor_reset(actor=cast.admin, user=asker, reason="lost phone")
         MembershipFactory(case=cast.case, expires_at=timezone.now() + timedelta(days=1))
         services.grant_or_ask(actor=cast.admin, case=cast.case, user=asker, role=Role.INVESTIGATOR)
     with django_assert_num_queries(len(few.captured_queries)):
@@ -171,7 +172,7 @@ def test_the_django_admin_sends_a_visitor_to_the_one_sign_in_page(client, cast):
     assert response.status_code == 200
     url, query = response.redirect_chain[-1][0].split("?")
     assert url == reverse("login") and parse_qs(query) == {"next": ["/admin/"]}
-    assert response.templates[0].name == "registration/login.html"
+    assert response.templates[0].name == "accounts/login.html"
 
 
 def test_the_admins_sign_in_address_sends_staff_on_to_the_admin(client, cast):

@@ -2,7 +2,7 @@
 
 The actions are found in the code itself: each call of ``audit.record`` names its action,
 as a string literal where it can. A new action without a label fails here; give it one in
-its app's ``AUDIT_ACTIONS`` (evidence/apps.py, people/apps.py, casefiles/filters.py) and
+its app's ``audit_actions.py`` (``ACTIONS``; the core collects them) and
 its Arabic in the app's translation table.
 """
 
@@ -14,9 +14,9 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
+from accounts.models import SecondFactorReset
 from casefiles import audit
-from casefiles.filters import AUDIT_ACTIONS
-from casefiles.models import SecondFactorReset
+from casefiles.audit_actions import declared_actions
 
 ROOT = Path(settings.BASE_DIR)
 NOT_THE_APP = {"tests", "tools", "bench", "docs", "var", "migrations"}
@@ -42,7 +42,7 @@ def _reset_decisions() -> set[str]:
 
 
 def _wrong_code_actions() -> set[str]:
-    return set(_literal_arguments(ROOT / "casefiles" / "accounts.py", "_wrong_code", 3))
+    return set(_literal_arguments(ROOT / "accounts" / "signin.py", "_wrong_code", 3))
 
 
 def _custody_actions() -> set[str]:
@@ -62,8 +62,8 @@ def _custody_actions() -> set[str]:
 # actions it can record, worked out from the code it depends on.
 COMPUTED = {
     ("people/services.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
-    ("casefiles/services.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
-    ("casefiles/accounts.py", "action"): _wrong_code_actions,
+    ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
+    ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,
 }
 
@@ -133,14 +133,16 @@ def test_the_scan_finds_the_actions_of_every_app():
 
 def test_every_action_the_code_records_has_a_label_in_english_and_arabic():
     actions = recorded_actions()
-    unlabelled = {a: where for a, where in actions.items() if a not in AUDIT_ACTIONS}
-    assert not unlabelled, f"give these actions a label in their app's AUDIT_ACTIONS: {unlabelled}"
+    unlabelled = {a: where for a, where in actions.items() if a not in declared_actions()}
+    assert not unlabelled, (
+        f"declare these actions with a label in their app's audit_actions.py: {unlabelled}"
+    )
     untranslated = []
     for action in actions:
         with translation.override("en"):
-            english = str(AUDIT_ACTIONS[action])
+            english = str(declared_actions()[action])
         with translation.override("ar"):
-            if str(AUDIT_ACTIONS[action]) == english:
+            if str(declared_actions()[action]) == english:
                 untranslated.append(action)
     assert not untranslated, f"these labels have no Arabic: {untranslated}"
 
@@ -159,7 +161,7 @@ def test_an_admin_filters_the_audit_log_by_an_evidence_action_and_reads_its_labe
     response = client.get(reverse("casefiles:audit_list"), {"action": "evidence.download"})
     html = response.content.decode()
     with translation.override("ar"):
-        arabic = str(AUDIT_ACTIONS["evidence.download"])
+        arabic = str(declared_actions()["evidence.download"])
     assert arabic != "Original downloaded" and arabic in html
     assert "Original downloaded" not in html
 
@@ -174,5 +176,5 @@ def test_the_page_of_who_saw_an_object_names_actions_in_the_readers_language(cli
     )
     html = client.get(url).content.decode()
     with translation.override("ar"):
-        assert str(AUDIT_ACTIONS["case.view"]) in html
+        assert str(declared_actions()["case.view"]) in html
     assert ">case.view<" not in html

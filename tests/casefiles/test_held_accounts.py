@@ -12,9 +12,11 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import services as account_services
+from accounts.models import SecondFactorReset
 from casefiles import services
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, is_system_admin, role_in
-from casefiles.models import AccessRequest, GrantRequest, Membership, SecondFactorReset
+from casefiles.models import AccessRequest, GrantRequest, Membership
 from tests.conftest import VerifiedClient
 from tests.factories import UserFactory
 
@@ -61,7 +63,7 @@ def test_an_admin_cannot_make_an_account_they_created_an_admin(cast, second_admi
     )
     assert created.status_code == 302
     puppet = get_user_model().objects.get(username="puppet")
-    services.issue_enrolment_code(actor=cast.admin, user=puppet)
+    account_services.issue_enrolment_code(actor=cast.admin, user=puppet)
     admins = Group.objects.get(name=ADMIN_GROUP)
     investigators = Group.objects.get(name=INVESTIGATOR_GROUP)
 
@@ -93,10 +95,10 @@ def test_an_admin_account_the_asker_holds_approves_none_of_their_asks(cast, seco
     """Even made an admin by someone else, an account the asker created cannot approve a
     grant, a reset or an access request of theirs: they would approve their own."""
     puppet = UserFactory(username="puppet", groups=[ADMIN_GROUP], is_staff=True)
-    services.issue_enrolment_code(actor=cast.admin, user=puppet)
+    account_services.issue_enrolment_code(actor=cast.admin, user=puppet)
 
     newcomer = UserFactory(username="newcomer")
-    services.issue_enrolment_code(actor=cast.admin, user=newcomer)
+    account_services.issue_enrolment_code(actor=cast.admin, user=newcomer)
     asked = services.grant_or_ask(
         actor=cast.admin, case=cast.case, user=newcomer, role=Role.OBSERVER
     )
@@ -104,17 +106,17 @@ def test_an_admin_account_the_asker_holds_approves_none_of_their_asks(cast, seco
         services.decide_grant(actor=puppet, request=asked, approve=True)
     assert not _in_force(newcomer, cast.case)
 
-    services.ask_second_factor_reset(
+    account_services.ask_second_factor_reset(
         actor=cast.admin, user=cast.lawyer, reason="lost the phone", password=True
     )
     reset = SecondFactorReset.objects.get(user=cast.lawyer)
     with pytest.raises(ValidationError, match="cannot approve their requests"):
-        services.decide_second_factor_reset(actor=puppet, request=reset, approve=True)
+        account_services.decide_second_factor_reset(actor=puppet, request=reset, approve=True)
     reset.refresh_from_db()
     assert reset.outcome == SecondFactorReset.Outcome.PENDING
 
     lead_puppet = Membership.objects.get(user=cast.lead).user
-    services.issue_enrolment_code(actor=cast.admin, user=lead_puppet)
+    account_services.issue_enrolment_code(actor=cast.admin, user=lead_puppet)
     req = services.request_access(user=cast.admin, case=cast.case, reason="I must read it")
     with pytest.raises(ValidationError, match="cannot approve their requests"):
         services.decide_access_request(
@@ -131,10 +133,10 @@ def test_an_admin_account_the_asker_holds_approves_none_of_their_asks(cast, seco
 
 def test_an_admin_who_approved_a_recovery_holds_the_account(cast, second_admin):
     """The recovery code goes to the approving admin: they may now sign in as the user."""
-    services.ask_second_factor_reset(
+    account_services.ask_second_factor_reset(
         actor=second_admin, user=cast.outsider, reason="forgot the password", password=True
     )
-    services.decide_second_factor_reset(
+    account_services.decide_second_factor_reset(
         actor=cast.admin,
         request=SecondFactorReset.objects.get(user=cast.outsider),
         approve=True,
@@ -148,7 +150,7 @@ def test_an_admin_who_approved_a_recovery_holds_the_account(cast, second_admin):
 
 def test_an_admin_who_holds_the_account_cannot_approve_its_access(cast, second_admin):
     holder = UserFactory(username="holder", groups=[ADMIN_GROUP], is_staff=True)
-    services.issue_enrolment_code(actor=holder, user=cast.outsider)
+    account_services.issue_enrolment_code(actor=holder, user=cast.outsider)
 
     asked = services.grant_or_ask(
         actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.INVESTIGATOR
@@ -169,7 +171,7 @@ def test_an_admin_who_holds_the_account_cannot_approve_its_access(cast, second_a
 
 def test_an_account_held_by_another_admin_waits_for_one_who_holds_it_not(cast, second_admin):
     holder = UserFactory(username="holder", groups=[ADMIN_GROUP], is_staff=True)
-    services.issue_enrolment_code(actor=holder, user=cast.outsider)
+    account_services.issue_enrolment_code(actor=holder, user=cast.outsider)
 
     with pytest.raises(services.SecondAdminNeeded) as needed:
         services.grant_membership(
@@ -192,7 +194,7 @@ def test_an_account_held_by_another_admin_waits_for_one_who_holds_it_not(cast, s
 
 
 def test_a_lone_admin_still_grants_an_account_they_hold_at_once(cast):
-    services.issue_enrolment_code(actor=cast.admin, user=cast.outsider)
+    account_services.issue_enrolment_code(actor=cast.admin, user=cast.outsider)
     services.grant_membership(
         actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.OBSERVER
     )
@@ -204,7 +206,7 @@ def test_a_longer_expiry_for_an_account_another_admin_holds_waits_too(cast, seco
     membership = Membership.objects.get(user=cast.observer)
     membership.expires_at = timezone.now() + timedelta(days=3)
     membership.save(update_fields=["expires_at"])
-    services.issue_enrolment_code(actor=holder, user=cast.observer)
+    account_services.issue_enrolment_code(actor=holder, user=cast.observer)
     later = timezone.now() + timedelta(days=300)
     with pytest.raises(services.SecondAdminNeeded):
         services.update_membership(

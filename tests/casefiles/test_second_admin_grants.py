@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from accounts import services as account_services
 from casefiles import services
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role, role_in
 from casefiles.models import AccessRequest, AuditEntry, GrantRequest, Membership
@@ -129,7 +130,7 @@ def test_one_admin_alone_cannot_make_an_account_and_bring_it_into_a_case(cast, s
 
 def test_an_admin_who_enrolled_an_account_cannot_grant_it_even_observer(cast, second_admin):
     newcomer = UserFactory(username="newcomer")
-    services.issue_enrolment_code(actor=cast.admin, user=newcomer)
+    account_services.issue_enrolment_code(actor=cast.admin, user=newcomer)
     with pytest.raises(services.SecondAdminNeeded):
         services.grant_membership(
             actor=cast.admin, case=cast.case, user=newcomer, role=Role.OBSERVER

@@ -143,7 +143,7 @@ def test_the_csp_check_catches_a_missing_or_loose_policy():
         assert [e.id for e in check_csp(None)] == ["athar.E002", "athar.E003"]
 
 
-@pytest.mark.parametrize("entry", ["casefiles.wsgi", "casefiles.asgi"])
+@pytest.mark.parametrize("entry", ["athar.wsgi", "athar.asgi"])
 def test_the_served_entry_points_default_to_production(tmp_path, entry):
     """gunicorn or uvicorn without ATHAR_ENV: refused for want of secrets, never DEBUG on."""
     load = [

@@ -13,12 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from casefiles.access import (
-    INVESTIGATOR_GROUP,
-    Role,
-    statement_refusal,
-    withheld_testimonies,
-)
+from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
 from evidence import services as evidence_services
 from evidence import views
@@ -27,6 +22,7 @@ from evidence.storage import evidence_storage
 from people import services
 from people.models import Identity
 from people.models import Testimony as Statement
+from people.protection import statement_refusal, withheld_testimonies
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
 from tests.factories import MembershipFactory, UserFactory

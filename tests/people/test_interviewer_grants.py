@@ -6,10 +6,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from casefiles.access import INVESTIGATOR_GROUP, Role, reveal_refusal
+from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
 from people import models, services
 from people.models import Identity, Person
+from people.protection import reveal_refusal
 from tests.factories import MembershipFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

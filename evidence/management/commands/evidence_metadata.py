@@ -8,9 +8,10 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import audit
-from casefiles.access import Action, can, withheld_testimonies
+from casefiles.access import Action, can
 from casefiles.exports import csv_cell
 from evidence.models import EvidenceItem
+from people.protection import withheld_testimonies
 
 from ._common import get_case, get_operator
 

@@ -1,6 +1,6 @@
 """Athar settings: every knob comes from the environment, in this one module.
 
-ATHAR_ENV            development (default; production through casefiles.wsgi and .asgi)
+ATHAR_ENV            development (default; production through athar.wsgi and .asgi)
 ATHAR_DATA_DIR       development secret, SQLite file and stored evidence (default: var/)
 DATABASE_URL         default: SQLite at $ATHAR_DATA_DIR/athar.sqlite3
 ATHAR_STORAGE_ROOT   where evidence originals live (default: $ATHAR_DATA_DIR/evidence)
@@ -24,19 +24,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
+from athar import env
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-ATHAR_ENV = os.environ.get("ATHAR_ENV", "development")
-if ATHAR_ENV not in {"development", "production"}:
-    raise ImproperlyConfigured("ATHAR_ENV must be 'development' or 'production'.")
+ATHAR_ENV = env.choice("ATHAR_ENV", ("development", "production"), "development")
 PRODUCTION = ATHAR_ENV == "production"
 
-DATA_DIR = Path(os.environ.get("ATHAR_DATA_DIR") or BASE_DIR / "var").resolve()
-STORAGE_ROOT = Path(os.environ.get("ATHAR_STORAGE_ROOT") or DATA_DIR / "evidence").resolve()
-
-
-def _env_list(name: str, default: str = "") -> list[str]:
-    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+DATA_DIR = Path(env.text("ATHAR_DATA_DIR") or BASE_DIR / "var").resolve()
+STORAGE_ROOT = Path(env.text("ATHAR_STORAGE_ROOT") or DATA_DIR / "evidence").resolve()
 
 
 def _development_value(filename: str, make) -> str:
@@ -104,29 +100,29 @@ def _parse_blind_index_key(raw: str) -> bytes:
 
 
 if PRODUCTION:
-    SECRET_KEY = os.environ.get("ATHAR_SECRET_KEY", "")
+    SECRET_KEY = env.text("ATHAR_SECRET_KEY", "")
     if len(SECRET_KEY) < 50:
         raise ImproperlyConfigured("ATHAR_SECRET_KEY (50+ random characters) is required.")
-    ALLOWED_HOSTS = _env_list("ATHAR_ALLOWED_HOSTS")
+    ALLOWED_HOSTS = env.items("ATHAR_ALLOWED_HOSTS")
     if not ALLOWED_HOSTS:
         raise ImproperlyConfigured("ATHAR_ALLOWED_HOSTS is required in production.")
     DEBUG = False
-    FIELD_KEYS = _parse_field_keys(os.environ.get("ATHAR_FIELD_KEYS", ""))
-    BLIND_INDEX_KEY = _parse_blind_index_key(os.environ.get("ATHAR_BLIND_INDEX_KEY", ""))
+    FIELD_KEYS = _parse_field_keys(env.text("ATHAR_FIELD_KEYS", ""))
+    BLIND_INDEX_KEY = _parse_blind_index_key(env.text("ATHAR_BLIND_INDEX_KEY", ""))
 else:
-    SECRET_KEY = os.environ.get("ATHAR_SECRET_KEY") or _development_secret_key()
+    SECRET_KEY = env.text("ATHAR_SECRET_KEY") or _development_secret_key()
     FIELD_KEYS = _parse_field_keys(
-        os.environ.get("ATHAR_FIELD_KEYS") or _development_value("field_keys", _new_field_key)
+        env.text("ATHAR_FIELD_KEYS") or _development_value("field_keys", _new_field_key)
     )
     BLIND_INDEX_KEY = _parse_blind_index_key(
-        os.environ.get("ATHAR_BLIND_INDEX_KEY")
+        env.text("ATHAR_BLIND_INDEX_KEY")
         or _development_value(
             "blind_index_key",
             lambda: base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
         )
     )
-    ALLOWED_HOSTS = _env_list("ATHAR_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
-    DEBUG = os.environ.get("ATHAR_DEBUG", "1") == "1"
+    ALLOWED_HOSTS = env.items("ATHAR_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+    DEBUG = env.boolean("ATHAR_DEBUG", default=True)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -143,6 +139,7 @@ INSTALLED_APPS = [
     "django_otp_webauthn",
     "axes",
     "casefiles",
+    "accounts",
     "people",
     "evidence",
     "demo",
@@ -161,7 +158,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
     # Ends sessions that are idle, too old, signed out elsewhere or lack a second factor.
-    "casefiles.middleware.SessionPolicyMiddleware",
+    "accounts.middleware.SessionPolicyMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -170,9 +167,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "casefiles.urls"
-WSGI_APPLICATION = "casefiles.wsgi.application"
-ASGI_APPLICATION = "casefiles.asgi.application"
+ROOT_URLCONF = "athar.urls"
+WSGI_APPLICATION = "athar.wsgi.application"
+ASGI_APPLICATION = "athar.asgi.application"
 
 TEMPLATES = [
     {
@@ -195,7 +192,7 @@ TEMPLATES = [
 # Database -----------------------------------------------------------------
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'athar.sqlite3'}",
+        env.text("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'athar.sqlite3'}",
         conn_max_age=0 if not PRODUCTION else 60,
     )
 }
@@ -238,20 +235,20 @@ LOGOUT_REDIRECT_URL = "login"
 # Every account signs in with a second factor (TOTP or a one-time backup code). Demo
 # mode (set by `make run`) exempts only the accounts `seed_demo` creates, never in
 # production.
-ATHAR_DEMO_MODE = os.environ.get("ATHAR_DEMO_MODE") == "1"
+ATHAR_DEMO_MODE = env.boolean("ATHAR_DEMO_MODE")
 if ATHAR_DEMO_MODE and PRODUCTION:
     raise ImproperlyConfigured("ATHAR_DEMO_MODE cannot be used with ATHAR_ENV=production.")
-OTP_TOTP_ISSUER = os.environ.get("ATHAR_OTP_ISSUER", "Athar")
+OTP_TOTP_ISSUER = env.text("ATHAR_OTP_ISSUER", "Athar")
 ATHAR_BACKUP_CODES = 10
 # Security keys and passkeys (WebAuthn) as a second factor, never instead of the password.
 OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
 OTP_WEBAUTHN_RP_NAME = "Athar"
 # The relying party is a domain name (browsers refuse IP addresses): in development,
 # open the app as http://localhost:8000 to use a security key.
-OTP_WEBAUTHN_RP_ID = os.environ.get("ATHAR_WEBAUTHN_RP_ID") or (
+OTP_WEBAUTHN_RP_ID = env.text("ATHAR_WEBAUTHN_RP_ID") or (
     ALLOWED_HOSTS[0] if PRODUCTION else "localhost"
 )
-OTP_WEBAUTHN_ALLOWED_ORIGINS = _env_list("ATHAR_WEBAUTHN_ORIGINS") or (
+OTP_WEBAUTHN_ALLOWED_ORIGINS = env.items("ATHAR_WEBAUTHN_ORIGINS") or (
     [f"https://{host}" for host in ALLOWED_HOSTS]
     if PRODUCTION
     else ["http://localhost:8000", "http://localhost:8015"]
@@ -259,22 +256,22 @@ OTP_WEBAUTHN_ALLOWED_ORIGINS = _env_list("ATHAR_WEBAUTHN_ORIGINS") or (
 # Revealing a protected identity needs a session signed in with a security key
 # (phishing-resistant), not only a TOTP code. Off by default until every lead and
 # investigator has registered a key.
-ATHAR_REVEAL_NEEDS_SECURITY_KEY = os.environ.get("ATHAR_REVEAL_NEEDS_SECURITY_KEY") == "1"
+ATHAR_REVEAL_NEEDS_SECURITY_KEY = env.boolean("ATHAR_REVEAL_NEEDS_SECURITY_KEY")
 # A password step counts for this long before the second factor must follow (seconds).
 ATHAR_2FA_PENDING_SECONDS = 300
 # Setting up a second factor (first sign-in, or after a reset) needs a one-time code that
 # an admin issues and hands over apart from the password; it works for this long.
-ATHAR_ENROLMENT_CODE_HOURS = int(os.environ.get("ATHAR_ENROLMENT_CODE_HOURS", "72"))
+ATHAR_ENROLMENT_CODE_HOURS = env.integer("ATHAR_ENROLMENT_CODE_HOURS", 72, minimum=1)
 
 # Lockout ---------------------------------------------------------------------------
 # Lock the pair (username, address), never the username alone: a flood of guesses from
 # elsewhere must not lock the real user out at their own address.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_FAILURE_LIMIT = int(os.environ.get("ATHAR_LOCKOUT_FAILURES", "5"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("ATHAR_LOCKOUT_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env.integer("ATHAR_LOCKOUT_FAILURES", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env.integer("ATHAR_LOCKOUT_MINUTES", 15, minimum=1))
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "casefiles.netaddr.client_ip_for_axes"
-AXES_LOCKOUT_CALLABLE = "casefiles.accounts.lockout_response"
+AXES_LOCKOUT_CALLABLE = "accounts.signin.lockout_response"
 AXES_VERBOSE = False
 # Sign-ins are in the audit log already; axes keeps only the failures it counts.
 AXES_DISABLE_ACCESS_LOG = True
@@ -282,21 +279,21 @@ AXES_DISABLE_ACCESS_LOG = True
 AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "code"]
 # The addresses (or networks) of the one reverse proxy in front of Athar. Only when a
 # request comes from it is the right-most X-Forwarded-For entry taken as the client.
-ATHAR_TRUSTED_PROXIES = _env_list("ATHAR_TRUSTED_PROXIES")
+ATHAR_TRUSTED_PROXIES = env.items("ATHAR_TRUSTED_PROXIES")
 
 # Sessions --------------------------------------------------------------------------
-ATHAR_SESSION_IDLE_SECONDS = int(os.environ.get("ATHAR_SESSION_IDLE_MINUTES", "30")) * 60
-ATHAR_SESSION_MAX_SECONDS = int(os.environ.get("ATHAR_SESSION_MAX_HOURS", "12")) * 3600
+ATHAR_SESSION_IDLE_SECONDS = env.integer("ATHAR_SESSION_IDLE_MINUTES", 30, minimum=1) * 60
+ATHAR_SESSION_MAX_SECONDS = env.integer("ATHAR_SESSION_MAX_HOURS", 12, minimum=1) * 3600
 
 # Audit checkpoints -------------------------------------------------------------------
 # Ed25519 private key, PEM (or its base64), that signs published checkpoints.
-ATHAR_CHECKPOINT_ORIGIN = os.environ.get("ATHAR_CHECKPOINT_ORIGIN", "athar/audit")
-ATHAR_CHECKPOINT_KEY = os.environ.get("ATHAR_CHECKPOINT_KEY", "")
+ATHAR_CHECKPOINT_ORIGIN = env.text("ATHAR_CHECKPOINT_ORIGIN", "athar/audit")
+ATHAR_CHECKPOINT_KEY = env.text("ATHAR_CHECKPOINT_KEY", "")
 if PRODUCTION and not ATHAR_CHECKPOINT_KEY:
     raise ImproperlyConfigured("ATHAR_CHECKPOINT_KEY (an Ed25519 private key) is required.")
 ATHAR_CHECKPOINT_KEY_FILE = DATA_DIR / "checkpoint_key.pem"
 # Optional RFC 3161 timestamp authority asked to timestamp each checkpoint.
-ATHAR_TSA_URL = os.environ.get("ATHAR_TSA_URL", "")
+ATHAR_TSA_URL = env.text("ATHAR_TSA_URL", "")
 
 # Internationalisation -----------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -335,17 +332,17 @@ if PRODUCTION:
         "default": {
             "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
             "OPTIONS": {
-                "host": os.environ.get("ATHAR_EMAIL_HOST", "localhost"),
-                "port": int(os.environ.get("ATHAR_EMAIL_PORT", "587")),
-                "username": os.environ.get("ATHAR_EMAIL_USER", ""),
-                "password": os.environ.get("ATHAR_EMAIL_PASSWORD", ""),
+                "host": env.text("ATHAR_EMAIL_HOST", "localhost"),
+                "port": env.integer("ATHAR_EMAIL_PORT", 587, minimum=1),
+                "username": env.text("ATHAR_EMAIL_USER", ""),
+                "password": env.text("ATHAR_EMAIL_PASSWORD", ""),
                 "use_tls": True,
             },
         }
     }
 else:
     MAILERS = {"default": {"BACKEND": "django.core.mail.backends.console.EmailBackend"}}
-DEFAULT_FROM_EMAIL = os.environ.get("ATHAR_FROM_EMAIL", "athar@localhost")
+DEFAULT_FROM_EMAIL = env.text("ATHAR_FROM_EMAIL", "athar@localhost")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Security headers -------------------------------------------------------------------
@@ -371,13 +368,13 @@ LANGUAGE_COOKIE_HTTPONLY = True
 
 if PRODUCTION:
     SECURE_SSL_REDIRECT = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("ATHAR_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_SECONDS = env.integer("ATHAR_HSTS_SECONDS", 365 * 24 * 3600, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = os.environ.get("ATHAR_HSTS_PRELOAD", "1") == "1"
+    SECURE_HSTS_PRELOAD = env.boolean("ATHAR_HSTS_PRELOAD", default=True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     LANGUAGE_COOKIE_SECURE = True
-    if os.environ.get("ATHAR_BEHIND_TLS_PROXY") == "1":
+    if env.boolean("ATHAR_BEHIND_TLS_PROXY"):
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     CSRF_TRUSTED_ORIGINS = [f"https://{host}" for host in ALLOWED_HOSTS]
 
@@ -389,7 +386,7 @@ LOGGING = {
 }
 
 # Intake: files per database transaction (a killed ingest redoes at most this many).
-INTAKE_CHUNK = int(os.environ.get("ATHAR_INTAKE_CHUNK", "400"))
+INTAKE_CHUNK = env.integer("ATHAR_INTAKE_CHUNK", 400, minimum=1)
 
 # Background tasks (browser batch uploads): a database queue, drained by `manage.py db_worker`.
 TASKS = {"default": {"BACKEND": "django_tasks_db.backend.DatabaseBackend"}}

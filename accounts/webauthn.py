@@ -2,7 +2,7 @@
 
 django-otp-webauthn's own authentication views either sign a user in by the key alone
 (passwordless, which we switch off) or expect a user who is signed in already. Here the
-user is the one named by the password step's note in the session (see accounts.py), and
+user is the one named by the password step's note in the session (see signin.py), and
 success goes through the same ``login()`` as a TOTP code. Registration (adding a key)
 uses the library's views as they are: they require a signed-in, verified user.
 """
@@ -20,12 +20,12 @@ from django_otp_webauthn.views import (
     CompleteCredentialRegistrationView,
 )
 
-from . import audit
+from casefiles import audit
 
 
 class _PendingUserMixin:
     def get_user(self) -> Any:
-        from .accounts import _pending_user
+        from .signin import _pending_user
 
         _, user = _pending_user(self.request)
         return user
@@ -52,7 +52,7 @@ class CompleteSecondFactorView(_PendingUserMixin, CompleteCredentialAuthenticati
             raise
 
     def complete_auth(self, device: Any) -> None:
-        from .accounts import _finish, _pending_user
+        from .signin import _finish, _pending_user
 
         pending, user = _pending_user(self.request)
         if user is None or device.user_id != user.pk:

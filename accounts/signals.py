@@ -13,9 +13,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_logged_out, user_login_failed
 from django.dispatch import receiver
 
-from . import audit, services
+from casefiles import audit
+from casefiles.netaddr import client_ip
+
+from . import services
 from .middleware import SESSION_SEEN, SESSION_STARTED
-from .netaddr import client_ip
 
 
 @receiver(user_logged_in, dispatch_uid="athar_audit_login")

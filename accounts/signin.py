@@ -17,7 +17,6 @@ from base64 import b32encode
 from typing import Any
 
 from axes.handlers.proxy import AxesProxyHandler
-from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model, login
@@ -31,27 +30,19 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 from django_otp.plugins.otp_static.models import StaticToken
 from django_otp_webauthn.models import WebAuthnCredential
 
-from . import audit, services, twofactor
+from casefiles import audit
+
+from . import services, twofactor
+from .forms import CodeForm, RecoveryCodeForm
 from .models import UserSession
 
 PENDING = "athar_2fa_pending"
 RECOVERY = "athar_recovery"
 _MAX_CODE_ATTEMPTS = 5
-
-
-class CodeForm(forms.Form):
-    code = forms.CharField(
-        label=gettext_lazy("Code"),
-        max_length=32,
-        widget=forms.TextInput(
-            attrs={"autocomplete": "one-time-code", "inputmode": "text", "autofocus": True}
-        ),
-    )
 
 
 def _safe_next(request: HttpRequest, value: str | None) -> str:
@@ -65,6 +56,7 @@ def _safe_next(request: HttpRequest, value: str | None) -> str:
 class SignInView(LoginView):
     """Step 1: the password. Success leads to the second factor, not into the app."""
 
+    template_name = "accounts/login.html"
     redirect_authenticated_user = True
     form_class = AuthenticationForm
 
@@ -127,7 +119,7 @@ def login_verify(request: HttpRequest) -> HttpResponse:
         form.add_error("code", _("The code is wrong or has been used."))
     return render(
         request,
-        "registration/login_verify.html",
+        "accounts/login_verify.html",
         {"form": form, "has_security_key": twofactor.has_security_key(user)},
     )
 
@@ -159,7 +151,7 @@ def _enrolment_code(request: HttpRequest, pending: dict, user: Any) -> HttpRespo
         form.add_error("code", _("This enrolment code is wrong, used or expired."))
     return render(
         request,
-        "registration/enrolment_code.html",
+        "accounts/enrolment_code.html",
         {"form": form},
         status=400 if form.errors else 200,
     )
@@ -197,31 +189,18 @@ def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
             _finish(request, pending, user, device)
             return render(
                 request,
-                "registration/backup_codes.html",
+                "accounts/backup_codes.html",
                 {"codes": codes, "next": pending["next"]},
             )
     secret = b32encode(device.bin_key).decode()
     return render(
         request,
-        "registration/enrol.html",
+        "accounts/enrol.html",
         {"form": form, "qr": twofactor.qr_svg(device), "secret": secret},
     )
 
 
 # Recovery of a forgotten password ---------------------------------------------------
-
-
-class RecoveryCodeForm(forms.Form):
-    username = forms.CharField(
-        label=gettext_lazy("Username"),
-        max_length=150,
-        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
-    )
-    code = forms.CharField(
-        label=gettext_lazy("Recovery code"),
-        max_length=32,
-        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
-    )
 
 
 def _recovery_failed(request: HttpRequest, username: str, user: Any, **details: Any) -> None:
@@ -279,7 +258,7 @@ def recover(request: HttpRequest) -> HttpResponse:
             "code", _("This recovery code is wrong, used or expired, or it is not for this user.")
         )
     return render(
-        request, "registration/recover.html", {"form": form}, status=400 if form.errors else 200
+        request, "accounts/recover.html", {"form": form}, status=400 if form.errors else 200
     )
 
 
@@ -322,7 +301,7 @@ def recover_password(request: HttpRequest) -> HttpResponse:
         return redirect("login_verify")
     return render(
         request,
-        "registration/recover_password.html",
+        "accounts/recover_password.html",
         {"form": form, "subject": user},
         status=400 if form.errors else 200,
     )
@@ -333,7 +312,7 @@ def lockout_response(request: HttpRequest, credentials: dict | None = None, *arg
     form = AuthenticationForm(request, initial={"username": request.POST.get("username", "")})
     return render(
         request,
-        "registration/login.html",
+        "accounts/login.html",
         {"form": form, "locked_out": True, "next": request.POST.get("next", "")},
         status=429,
     )
@@ -347,7 +326,7 @@ def security(request: HttpRequest) -> HttpResponse:
     keys = WebAuthnCredential.objects.filter(user=request.user, confirmed=True)
     return render(
         request,
-        "registration/security.html",
+        "accounts/security.html",
         {
             "sessions": sessions,
             "current_key": request.session.session_key,
@@ -371,7 +350,7 @@ def renew_backup_codes(request: HttpRequest) -> HttpResponse:
     codes = services.regenerate_backup_codes(user=request.user)
     return render(
         request,
-        "registration/backup_codes.html",
+        "accounts/backup_codes.html",
         {"codes": codes, "next": reverse("security")},
     )
 

@@ -3,8 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from casefiles.middleware import SESSION_SEEN, SESSION_STARTED
-from casefiles.models import AuditEntry, UserSession
+from accounts.middleware import SESSION_SEEN, SESSION_STARTED
+from accounts.models import UserSession
+from casefiles.models import AuditEntry
 from tests.conftest import VerifiedClient
 
 pytestmark = pytest.mark.django_db

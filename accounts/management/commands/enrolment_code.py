@@ -7,7 +7,7 @@ admin can sign in to issue one from the user's page. Audited, as one issued ther
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from casefiles import services, twofactor
+from accounts import services, twofactor
 
 
 class Command(BaseCommand):

@@ -11,9 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from casefiles import services
+from accounts import services
+from accounts.models import EnrolmentCode, SecondFactorReset
 from casefiles.access import ADMIN_GROUP
-from casefiles.models import AuditEntry, EnrolmentCode, SecondFactorReset
+from casefiles.models import AuditEntry
 from tests.conftest import VerifiedClient
 from tests.factories import TEST_PASSWORD, UserFactory, totp_code, totp_device
 

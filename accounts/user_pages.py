@@ -1,0 +1,148 @@
+"""The admins' pages about users: the list, each user's memberships across cases,
+sessions and second factor, and what an admin does to an account (end its sessions,
+deactivate it, ask for or decide on a reset, issue an enrolment code)."""
+
+from __future__ import annotations
+
+import re
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django_otp.plugins.otp_totp.models import TOTPDevice
+from django_otp_webauthn.models import WebAuthnCredential
+
+from casefiles import access
+from casefiles.models import Membership
+
+from . import services, twofactor
+from .models import SecondFactorReset, UserSession
+
+
+def _require_admin(request: HttpRequest) -> None:
+    if not access.is_system_admin(request.user):
+        raise PermissionDenied
+
+
+@require_http_methods(["GET"])
+def user_list(request: HttpRequest) -> HttpResponse:
+    _require_admin(request)
+    now = timezone.now()
+    users = (
+        get_user_model()
+        .objects.order_by("username")
+        .annotate(
+            n_memberships=Count(
+                "case_memberships",
+                filter=Q(case_memberships__revoked_at__isnull=True)
+                & (
+                    Q(case_memberships__expires_at__isnull=True)
+                    | Q(case_memberships__expires_at__gt=now)
+                ),
+                distinct=True,
+            ),
+        )
+    )
+    enrolled = set(
+        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
+    ) | set(WebAuthnCredential.objects.filter(confirmed=True).values_list("user_id", flat=True))
+    users = list(users)
+    for user in users:
+        user.has_2fa = user.pk in enrolled
+    return render(request, "accounts/manage_user_list.html", {"users": users})
+
+
+@require_http_methods(["GET"])
+def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    _require_admin(request)
+    subject = get_object_or_404(get_user_model(), pk=pk)
+    now = timezone.now()
+    memberships = (
+        Membership.objects.manageable_by(request.user)
+        .filter(user=subject)
+        .select_related("case", "granted_by", "revoked_by")
+        .order_by("-granted_at")
+    )
+    for m in memberships:
+        m.in_force = m.revoked_at is None and (m.expires_at is None or m.expires_at > now)
+    sessions = UserSession.objects.filter(user=subject, ended_at__isnull=True)
+    return render(
+        request,
+        "accounts/manage_user_detail.html",
+        {
+            "subject": subject,
+            "memberships": memberships,
+            "sessions": sessions,
+            "has_2fa": twofactor.has_confirmed_device(subject),
+            "code_needs_two_admins": services.code_needs_two_admins(subject),
+            "reset": SecondFactorReset.objects.filter(
+                user=subject, outcome=SecondFactorReset.Outcome.PENDING
+            )
+            .select_related("requested_by")
+            .first(),
+        },
+    )
+
+
+def _enrolment_code_page(request, subject, code, expires_at, reset=None) -> HttpResponse:
+    """The code, once, in this response alone: never in a message (a cookie) or a URL.
+    (Every page of the app is sent ``Cache-Control: no-store``.) After a reset (``reset``,
+    the decided request), only to the admin who approved it."""
+    return render(
+        request,
+        "accounts/enrolment_code_issued.html",
+        {"subject": subject, "code": code, "expires_at": expires_at, "reset": reset},
+    )
+
+
+@require_POST
+def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    _require_admin(request)
+    subject = get_object_or_404(get_user_model(), pk=pk)
+    try:
+        if action == "end-sessions":
+            services.end_user_sessions(actor=request.user, user=subject)
+            messages.success(request, _("All sessions of this user were ended."))
+        elif action == "deactivate":
+            services.deactivate_user(actor=request.user, user=subject)
+            messages.success(request, _("The account was deactivated; its history is kept."))
+        elif action == "reset-2fa":
+            asked, done = services.ask_second_factor_reset(
+                actor=request.user,
+                user=subject,
+                reason=request.POST.get("reason", ""),
+                password=request.POST.get("password") == "1",
+            )
+            if done is None:  # the code goes to whoever approves, never to the asker
+                messages.success(request, _("Asked: another admin decides on the reset."))
+            else:  # no other admin to ask
+                return _enrolment_code_page(request, subject, *done, reset=asked)
+        elif action in ("reset-2fa-approve", "reset-2fa-refuse"):
+            asked = request.POST.get("request", "")
+            if not re.fullmatch(r"[0-9]{1,18}", asked):
+                raise Http404
+            pending = get_object_or_404(SecondFactorReset, pk=int(asked), user=subject)
+            done = services.decide_second_factor_reset(
+                actor=request.user, request=pending, approve=action == "reset-2fa-approve"
+            )
+            if done is not None:
+                return _enrolment_code_page(request, subject, *done, reset=pending)
+            messages.success(request, _("The reset will not be done."))
+        elif action == "enrolment-code":
+            if twofactor.has_confirmed_device(subject):
+                raise ValidationError(_("This user has a second factor; reset it first."))
+            if services.code_needs_two_admins(subject):
+                raise ValidationError(_("This account has access: ask, and another admin decides."))
+            code, expires_at = services.issue_enrolment_code(actor=request.user, user=subject)
+            return _enrolment_code_page(request, subject, code, expires_at)
+        else:
+            raise Http404
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    return redirect("manage_user", pk=subject.pk)

@@ -1,0 +1,37 @@
+"""Writes to cases, memberships, access requests and checkpoints: one function per write,
+audited in its transaction. One module per concern; the public names are all here, so
+``from casefiles import services; services.create_case(...)`` works."""
+
+from .access_requests import can_decide, decide_access_request, request_access
+from .cases import create_case, update_case
+from .checkpoints import create_audit_checkpoint
+from .holders import check_not_held, held_by_another_admin, holders, holds
+from .memberships import (
+    SecondAdminNeeded,
+    decide_grant,
+    grant_membership,
+    grant_or_ask,
+    revoke_membership,
+    second_admin_needed,
+    update_membership,
+)
+
+__all__ = [
+    "SecondAdminNeeded",
+    "can_decide",
+    "check_not_held",
+    "create_audit_checkpoint",
+    "create_case",
+    "decide_access_request",
+    "decide_grant",
+    "grant_membership",
+    "grant_or_ask",
+    "held_by_another_admin",
+    "holders",
+    "holds",
+    "request_access",
+    "revoke_membership",
+    "second_admin_needed",
+    "update_case",
+    "update_membership",
+]

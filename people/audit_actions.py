@@ -1,0 +1,25 @@
+"""The audit actions the people app records (collected by casefiles.audit_actions)."""
+
+from django.utils.translation import gettext_lazy as _
+
+ACTIONS = {
+    "people.register": _("Person registered"),
+    "people.add_role": _("Role added to a person"),
+    "people.relate": _("Relation between people recorded"),
+    "people.view": _("Person viewed"),
+    "people.reveal_identity": _("Identity revealed"),
+    "people.protection_change": _("Protection level changed"),
+    "people.protection_change_refused": _("Protection level change refused"),
+    "people.reveal_refused": _("Identity reveal refused by protection level"),
+    "people.name_lookup": _("Name looked up"),
+    "people.rotate_keys": _("Identity keys rotated"),
+    "people.export": _("People exported"),
+    "consent.record": _("Consent recorded"),
+    "consent.withdraw": _("Consent withdrawn"),
+    "testimony.create": _("Testimony logged"),
+    "testimony.view": _("Testimony viewed"),
+    "testimony.revise": _("Testimony revised"),
+    "testimony.submit": _("Testimony submitted"),
+    "testimony.approve": _("Testimony approved"),
+    "testimony.return": _("Testimony returned"),
+}
