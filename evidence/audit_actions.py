@@ -16,7 +16,9 @@ ACTIONS = {
     "evidence.custody": _("Custody event recorded"),
     "evidence.update": _("Evidence description changed"),
     "evidence.identification": _("Identification recorded"),
+    "evidence.fixity_start": _("Fixity check started"),
     "evidence.fixity": _("Fixity check run"),
     "evidence.fixity_results": _("Fixity results recorded"),
     "evidence.export_metadata": _("Evidence metadata exported"),
+    "evidence.regroup": _("Near-duplicate groups rebuilt"),
 }

@@ -34,7 +34,7 @@ def record_custody(
 
     Call it as the last write of a service: the entry is its trace.
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):  # the caller's transaction, if any
         pks = insert_rows(CustodyEvent, events, returning=True) or []
         audit.record(actor, action, target=target, case=case, binds={CustodyEvent: pks}, **details)
     return pks

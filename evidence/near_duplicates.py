@@ -9,10 +9,11 @@ from django.db import transaction
 from django.db.models import BigIntegerField, F, OuterRef, Subquery, Value, When
 from django.db.models import Case as SqlCase
 
+from casefiles import audit
 from casefiles.bulk import insert_rows
 
 from .models import EvidenceItem
-from .services import _lock_case_intake
+from .services.batches import lock_case_intake
 
 NEAR_DISTANCE = 4
 _BANDS = ((0, 13), (13, 26), (26, 39), (39, 52), (52, 64))  # d ≤ 4 ⇒ one band equal
@@ -44,11 +45,14 @@ def group_near_duplicates(case: Any, *, chunk: int = NEAR_CHUNK) -> NearPass:
     time and any number of times (an intake in flight is grouped by the next pass)."""
     done = NearPass(0, 0, 0)
     while True:
+        # Neither durable nor audited: groups are derived from the items' hashes, a pass
+        # changes no evidence, ``regroup_near_duplicates`` (audited) rebuilds them all,
+        # and a property test runs passes inside its own transaction to undo them.
         with transaction.atomic():
             step = _group_chunk(case, chunk)
-        if not step.items:
-            return done
         done = NearPass(*(a + b for a, b in zip(done, step, strict=True)))
+        if step.items < chunk:  # the last of them: no pass more just to find none
+            return done
 
 
 def cases_not_fully_grouped() -> list[int]:
@@ -68,7 +72,7 @@ def cases_not_fully_grouped() -> list[int]:
     return sorted(case for case, last in latest if last > marks.get(case, 0))
 
 
-def regroup_near_duplicates(case: Any) -> int:
+def regroup_near_duplicates(case: Any, *, actor: Any = None) -> int:
     """Rebuild a case's near-duplicate groups from scratch (``manage.py
     regroup_near_duplicates``); the same groups the incremental passes keep. Returns the
     number of groups.
@@ -76,20 +80,22 @@ def regroup_near_duplicates(case: Any) -> int:
     Under the case's intake lock too: an intake in flight is waited for and grouped."""
     from .models import NearHash, NearIndex
 
-    with transaction.atomic():
-        _lock_case_intake(case)
+    with transaction.atomic():  # not durable: see group_near_duplicates
+        lock_case_intake(case)
         _lock_near_index(case)
         NearHash.objects.filter(case=case).delete()
         NearIndex.objects.filter(case=case).update(through=0)
         EvidenceItem.objects.filter(case=case, near_group__isnull=False).update(near_group=None)
         while _group_chunk(case, 2000).items:
             pass
-        return (
+        groups = (
             EvidenceItem.objects.filter(case=case, near_group__isnull=False)
             .values("near_group")
             .distinct()
             .count()
         )
+        audit.record(actor, "evidence.regroup", case=case, groups=groups)
+    return groups
 
 
 def _lock_near_index(case: Any):

@@ -15,12 +15,14 @@ import fcntl
 import hashlib
 import mmap
 import os
+import shutil
 import tempfile
 import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO, Protocol
 
 CHUNK = 1 << 20
 
@@ -112,8 +114,29 @@ def _write_durably(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
+class OriginalStore(Protocol):
+    """What the rest of Athar may ask of the store of originals: nothing knows a path.
+
+    Originals are content-addressed by SHA-256 and written once; derivatives (remade
+    from their original at will) may be replaced. A filesystem store (``WriteOnceStore``)
+    implements it today; an object-storage backend implements the same methods.
+    """
+
+    def put_if_absent(self, data: bytes, sha256: str) -> bool: ...
+    def write_original(
+        self, chunks: Iterable[bytes], keep_up_to: int = 0, extra_digests: tuple[str, ...] = ()
+    ) -> Written: ...
+    def open(self, key: str, mode: str = "rb") -> BinaryIO: ...
+    def verify(self, key: str, sha256: str) -> bool: ...
+    def exists(self, key: str) -> bool: ...
+    def size(self, key: str) -> int: ...
+    def write_derivative(self, key: str, data: bytes) -> None: ...
+    def free_space(self) -> int: ...
+    def scratch_dir(self, name: str) -> Path: ...
+
+
 class WriteOnceStore:
-    """Write-once files under ``root``."""
+    """Write-once files under ``root``: the filesystem ``OriginalStore``."""
 
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root)
@@ -235,13 +258,47 @@ class WriteOnceStore:
             tmp.unlink(missing_ok=True)
             raise
 
-    def verify_existing(self, key: str, sha256: str) -> bool:
-        """Re-hash a stored original (found already there at intake) against its key."""
+    def put_if_absent(self, data: bytes, sha256: str) -> bool:
+        """Store ``data`` under its SHA-256 unless already there; False if it was."""
+        return self.write_original_bytes(data, sha256)
+
+    def _file(self, key: str) -> Path:
+        path = (self.root / key).resolve()
+        if not path.is_relative_to(self.root.resolve()):
+            raise ValueError("A storage key must stay inside the store.")
+        return path
+
+    def open(self, key: str, mode: str = "rb") -> BinaryIO:
+        """The stored file, to read (the caller closes it); OSError if it cannot be."""
+        if mode not in ("rb", "r"):
+            raise PermissionError("Evidence storage is read-only once written.")
+        return self._file(key).open("rb")
+
+    def exists(self, key: str) -> bool:
+        return self._file(key).exists()
+
+    def size(self, key: str) -> int:
+        return self._file(key).stat().st_size
+
+    def verify(self, key: str, sha256: str) -> bool:
+        """Re-hash a stored original against its SHA-256 (OSError if unreadable)."""
         digest = hashlib.sha256()
-        with (self.root / key).open("rb") as fh:
+        with self.open(key) as fh:
             while chunk := fh.read(CHUNK):
                 digest.update(chunk)
         return digest.hexdigest() == sha256
+
+    verify_existing = verify  # found already there at intake
+
+    def free_space(self) -> int:
+        """Bytes the store can still take."""
+        self.root.mkdir(parents=True, exist_ok=True)  # a new store: made as a write would
+        return shutil.disk_usage(self.root).free
+
+    def scratch_dir(self, name: str) -> Path:
+        """A local folder for files waiting to be taken in (a browser upload), on the
+        store's disk so that storing them is a copy within one filesystem."""
+        return self.root / "uploads" / name
 
     def write_derivative(self, key: str, data: bytes) -> None:
         """Derivatives are remade from their original at will: written atomically (a

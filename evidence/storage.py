@@ -8,16 +8,22 @@ storage backend, and refuses what an evidence store must never do.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import BinaryIO
 
 from django.core.files.base import File
 from django.core.files.storage import Storage, storages
 from django.utils.deconstruct import deconstructible
 
-from .originals import CHUNK, WriteOnceStore, derivative_key, original_key
+from .originals import CHUNK, OriginalStore, WriteOnceStore, derivative_key, original_key
 
-__all__ = ["CHUNK", "EvidenceStorage", "derivative_key", "evidence_storage", "original_key"]
+__all__ = [
+    "CHUNK",
+    "EvidenceStorage",
+    "OriginalStore",
+    "derivative_key",
+    "evidence_storage",
+    "original_key",
+]
 
 
 @deconstructible
@@ -29,11 +35,13 @@ class EvidenceStorage(WriteOnceStore, Storage):
 
         super().__init__(location or settings.STORAGE_ROOT)
 
+    def for_workers(self) -> WriteOnceStore:
+        """The same store without Django, for intake worker processes (picklable)."""
+        return WriteOnceStore(self.root)
+
     # -- Django's Storage API ----------------------------------------------------
     def _open(self, name: str, mode: str = "rb") -> File:
-        if mode not in ("rb", "r"):
-            raise PermissionError("Evidence storage is read-only once written.")
-        return File(Path(self.path(name)).open("rb"))  # the caller closes it
+        return File(WriteOnceStore.open(self, name, mode))  # the caller closes it
 
     def _save(self, name: str, content: BinaryIO) -> str:
         written = self.write_original(iter(lambda: content.read(CHUNK), b""))
@@ -42,17 +50,10 @@ class EvidenceStorage(WriteOnceStore, Storage):
     def delete(self, name: str) -> None:
         raise PermissionError("Originals are never deleted by Athar.")
 
-    def exists(self, name: str) -> bool:
-        return (self.root / name).exists()
-
     def path(self, name: str) -> str:
-        path = (self.root / name).resolve()
-        if not path.is_relative_to(self.root.resolve()):
-            raise ValueError("A storage key must stay inside the store.")
-        return str(path)
-
-    def size(self, name: str) -> int:
-        return (self.root / name).stat().st_size
+        """Django's local path of a file: for tools and tests that look at the disk; the
+        app itself reaches files only through ``open``, ``verify``, ``exists``, ``size``."""
+        return str(self._file(name))
 
     def url(self, name: str) -> str:
         raise NotImplementedError("Evidence is served only through access-checked views.")

@@ -1,4 +1,3 @@
-from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -268,7 +267,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
 
 
 def _open_derivative(derivative: Derivative) -> FileResponse:
-    fh = Path(evidence_storage().path(derivative.storage_key)).open("rb")
+    fh = evidence_storage().open(derivative.storage_key)
     return FileResponse(fh, content_type=derivative.media_type)
 
 

@@ -43,7 +43,7 @@ PER_TASK = 8  # sources a worker takes at a time: their writes overlap their dec
 def _results(
     sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
 ) -> Iterator[IntakeResult]:
-    work = partial(process_many, root=_storage_root(), extra_digests=extra)
+    work = partial(process_many, store=evidence_storage().for_workers(), extra_digests=extra)
     tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
     if jobs <= 1 or len(sources) < 4:
         for task in tasks:
@@ -54,10 +54,6 @@ def _results(
     with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
         for results in pool.map(work, tasks):
             yield from results
-
-
-def _storage_root() -> str:
-    return str(evidence_storage().root)
 
 
 def run_intake(
@@ -109,6 +105,11 @@ def run_intake(
 
     def flush() -> None:
         nonlocal chunk, written, last_write
+        problems.extend(
+            {"path": r.source.path, "kind": "failed", "reason": r.error}
+            for r in chunk
+            if not r.stored
+        )
         written += services.record_intake(
             actor=actor,
             case=batch.case,
@@ -118,15 +119,11 @@ def run_intake(
             method=batch.method,
             medium=batch.medium,
             medium_serial=batch.medium_serial,
-        )
-        problems.extend(
-            {"path": r.source.path, "kind": "failed", "reason": r.error}
-            for r in chunk
-            if not r.stored
+            problems=problems,
+            total=len(listing.files) + len(listing.problems),
         )
         chunk = []
         last_write = time.monotonic()
-        services.refresh_batch_counts(batch, problems, len(listing.files) + len(listing.problems))
 
     for n, result in enumerate(_results(todo, jobs, extra), 1):
         chunk.append(result)
@@ -171,7 +168,7 @@ def ingest_path(
     zipped = is_archive(path.name, path)
     if zip_encoding:
         zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
-    listing = list_source(path, evidence_storage().root, zip_encoding)
+    listing = list_source(path, evidence_storage().free_space(), zip_encoding)
     where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
     batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
     if batch is None:
@@ -191,7 +188,7 @@ def ingest_path(
         # The same command run again without --zip-encoding: the batch's own (a batch
         # found, or one another run opened a moment ago).
         zip_encoding = batch.name_encoding
-        listing = list_source(path, evidence_storage().root, zip_encoding)
+        listing = list_source(path, evidence_storage().free_space(), zip_encoding)
     return run_intake(
         actor=actor,
         batch=batch,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import stat
 import zipfile
 from collections import Counter
@@ -139,9 +138,10 @@ def zip_member_name(info: zipfile.ZipInfo, encoding: str | None = None) -> tuple
     return name, (("filename_encoding_unknown", reason),)
 
 
-def list_zip(path: Path, store_root: Path | None = None, encoding: str | None = None) -> Listing:
+def list_zip(path: Path, free_space: int | None = None, encoding: str | None = None) -> Listing:
     """The members of a ZIP as sources, with every limit checked before any is read.
 
+    ``free_space``: what the store can still take (its expanded size must fit).
     ``encoding``: of names written without the UTF-8 flag, if known. Members are read by
     index, whatever their names.
     """
@@ -161,7 +161,7 @@ def list_zip(path: Path, store_root: Path | None = None, encoding: str | None = 
             f"{total / size:,.0f}:1 as a whole (limit {ZIP_MAX_WHOLE_RATIO}:1 beyond "
             f"{ZIP_WHOLE_FLOOR:,} bytes)"
         )
-    free = shutil.disk_usage(store_root).free if store_root else None
+    free = free_space
     if free is not None and total > free:
         raise ValueError(f"ZIP declares {total:,} bytes; the store has {free:,} free")
     seen: Counter[str] = Counter()
@@ -212,12 +212,12 @@ def is_archive(name: str, path: Path) -> bool:
 
 
 def list_source(
-    path: Path, store_root: Path | None = None, zip_encoding: str | None = None
+    path: Path, free_space: int | None = None, zip_encoding: str | None = None
 ) -> Listing:
     if path.is_dir():
         return list_folder(path)
     if is_archive(path.name, path):
-        return list_zip(path, store_root, zip_encoding)
+        return list_zip(path, free_space, zip_encoding)
     name, flags = displayable(path.name)
     return Listing(files=[SourceFile(path=name, fs_path=str(path), flags=flags)])
 

@@ -15,7 +15,7 @@ SMALL_BYTES = 64 << 20  # more than this goes to the task worker, not the web re
 
 
 def staging_dir(batch) -> Path:
-    return evidence_storage().root / "uploads" / str(batch.pk)
+    return evidence_storage().scratch_dir(str(batch.pk))
 
 
 def stage_uploads(batch, uploads) -> int:
@@ -47,7 +47,7 @@ def listing_for(batch) -> Listing:
             continue
         prefix = f"{name}#{occurrence + 1}" if occurrence else name
         try:
-            inner = list_zip(path, evidence_storage().root)
+            inner = list_zip(path, evidence_storage().free_space())
         except Exception as exc:  # a bomb or an unreadable ZIP: the archive itself is kept
             reason = f"members not taken in: {type(exc).__name__}: {exc}"
             listing.problem(f"{prefix}/", "failed", reason)

@@ -7,23 +7,10 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from casefiles.bulk import insert_rows
-from evidence.models import EvidenceItem, Provenance, StoredFile
+from evidence.models import Provenance, StoredFile
+from tests.evidence.factories import EvidenceItemFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def _item(case, n: int) -> EvidenceItem:
-    sf = StoredFile.objects.create(
-        sha256=f"{n:064x}", size=n, media_type="image/jpeg", storage_key=f"k/{n}"
-    )
-    return EvidenceItem.objects.create(
-        case=case,
-        reference=f"EV-{n:06d}",
-        kind="photo",
-        original_filename=f"{n}.jpg",
-        original_path=f"d/{n}.jpg",
-        original=sf,
-    )
 
 
 def _fields(p: Provenance) -> dict:
@@ -49,7 +36,7 @@ def test_rows_read_back_exactly_as_the_orm_writes_them(case, taker):
         width=1600,
         height=1200,
     )
-    by_orm, by_rows = _item(case, 1), _item(case, 2)
+    by_orm, by_rows = EvidenceItemFactory(case=case), EvidenceItemFactory(case=case)
     Provenance.objects.bulk_create([Provenance(item=by_orm, acquired_by=taker, **values)])
     insert_rows(Provenance, [dict(item_id=by_rows.pk, acquired_by_id=taker.pk, **values)])
     orm, rows = Provenance.objects.get(item=by_orm), Provenance.objects.get(item=by_rows)
@@ -59,7 +46,7 @@ def test_rows_read_back_exactly_as_the_orm_writes_them(case, taker):
 
 
 def test_a_column_that_does_not_exist_is_refused_and_nothing_written(case, taker):
-    item = _item(case, 3)
+    item = EvidenceItemFactory(case=case)
     with pytest.raises(ValueError, match="acquired_frm"):
         insert_rows(Provenance, [dict(item_id=item.pk, acquired_by_id=taker.pk, acquired_frm="x")])
     assert not Provenance.objects.exists()

@@ -15,13 +15,11 @@ from evidence.models import CustodyEvent, Derivative, EvidenceItem, IntakeBatch,
 from evidence.services import verify_custody
 from evidence.storage import evidence_storage
 from tests.evidence.conftest import sha256
+from tests.evidence.factories import IntakeBatchFactory
+from tests.evidence.helpers import item_flags, stored_bytes
 from tests.evidence.images import jpeg_bytes, png_bomb, write
 
 pytestmark = pytest.mark.django_db
-
-
-def _stored_bytes(item: EvidenceItem) -> bytes:
-    return Path(evidence_storage().path(item.original.storage_key)).read_bytes()
 
 
 def test_a_folder_is_taken_in_byte_for_byte_with_metadata_and_custody(tmp_path, ingest, case):
@@ -43,7 +41,7 @@ def test_a_folder_is_taken_in_byte_for_byte_with_metadata_and_custody(tmp_path, 
     for rel, data in files.items():
         item = items[rel]
         assert item.original.sha256 == sha256(data) and item.original.size == len(data)
-        assert _stored_bytes(item) == data
+        assert stored_bytes(item) == data
         assert item.original.storage_key == (
             f"sha256/{sha256(data)[:2]}/{sha256(data)[2:4]}/{sha256(data)}"
         )
@@ -152,10 +150,6 @@ def test_parallel_workers_give_the_same_result(tmp_path, ingest):
 # --- bad input ---------------------------------------------------------------------------
 
 
-def _flags(item):
-    return {f["code"]: f["reason"] for f in item.flags}
-
-
 def test_a_corrupt_or_truncated_jpeg_is_stored_hashed_and_flagged(tmp_path, ingest):
     good = jpeg_bytes(7)
     write(tmp_path / "m" / "truncated.jpg", good[: len(good) // 2])
@@ -164,9 +158,9 @@ def test_a_corrupt_or_truncated_jpeg_is_stored_hashed_and_flagged(tmp_path, inge
     assert code == 0  # stored, so not a failure
     assert json.loads(out)["flagged"] == 2
     for item in EvidenceItem.objects.select_related("original"):
-        assert "undecodable" in _flags(item)
+        assert "undecodable" in item_flags(item)
         data = (tmp_path / "m" / item.original_path).read_bytes()
-        assert _stored_bytes(item) == data and item.original.sha256 == sha256(data)
+        assert stored_bytes(item) == data and item.original.sha256 == sha256(data)
         assert not Derivative.objects.filter(original=item.original).exists()
 
 
@@ -176,9 +170,9 @@ def test_a_file_whose_extension_lies_is_typed_by_its_content_and_flagged(tmp_pat
     assert ingest(tmp_path / "m")[0] == 0
     photo = EvidenceItem.objects.get(original_path="holiday.pdf")
     assert photo.original.media_type == "image/jpeg" and photo.kind == "photo"
-    assert "application/pdf" in _flags(photo)["extension_mismatch"]
+    assert "application/pdf" in item_flags(photo)["extension_mismatch"]
     doc = EvidenceItem.objects.get(original_path="report.jpg")
-    assert doc.original.media_type == "application/pdf" and "extension_mismatch" in _flags(doc)
+    assert doc.original.media_type == "application/pdf" and "extension_mismatch" in item_flags(doc)
 
 
 def test_a_zero_byte_file_is_stored_and_flagged(tmp_path, ingest):
@@ -186,7 +180,7 @@ def test_a_zero_byte_file_is_stored_and_flagged(tmp_path, ingest):
     assert ingest(tmp_path / "m")[0] == 0
     item = EvidenceItem.objects.get()
     assert item.original.size == 0 and item.original.sha256 == sha256(b"")
-    assert "empty" in _flags(item)
+    assert "empty" in item_flags(item)
 
 
 def test_a_decompression_bomb_is_flagged_without_being_decoded(tmp_path, ingest):
@@ -195,8 +189,8 @@ def test_a_decompression_bomb_is_flagged_without_being_decoded(tmp_path, ingest)
     write(tmp_path / "m" / "bomb.png", bomb)
     assert ingest(tmp_path / "m")[0] == 0
     item = EvidenceItem.objects.get()
-    assert "400000000 pixels" in _flags(item)["decompression_bomb"]
-    assert _stored_bytes(item) == bomb
+    assert "400000000 pixels" in item_flags(item)["decompression_bomb"]
+    assert stored_bytes(item) == bomb
     assert not Derivative.objects.exists()
 
 
@@ -229,11 +223,11 @@ def test_zip_entries_with_unsafe_names_are_stored_as_metadata_never_as_paths(tmp
     summary = json.loads(out)
     assert (summary["stored"], summary["skipped"], summary["failed"]) == (4, 1, 0)
     escape = EvidenceItem.objects.get(original_path="../../escape.jpg")
-    assert "unsafe_path" in _flags(escape)
-    assert "unsafe_path" in _flags(EvidenceItem.objects.get(original_path="/etc/absolute.jpg"))
+    assert "unsafe_path" in item_flags(escape)
+    assert "unsafe_path" in item_flags(EvidenceItem.objects.get(original_path="/etc/absolute.jpg"))
     same = EvidenceItem.objects.filter(original_path="photos/same.jpg").order_by("reference")
-    assert [("duplicate_name" in _flags(i)) for i in same] == [False, True]
-    assert {_stored_bytes(i) for i in same} == {jpeg_bytes(12), jpeg_bytes(13)}
+    assert [("duplicate_name" in item_flags(i)) for i in same] == [False, True]
+    assert {stored_bytes(i) for i in same} == {jpeg_bytes(12), jpeg_bytes(13)}
     batch = IntakeBatch.objects.get()
     # The archive itself, as handed over, is hashed too.
     assert batch.source_sha256 == sha256(archive.read_bytes())
@@ -281,7 +275,7 @@ def test_a_custodians_checksum_list_is_checked_line_by_line(tmp_path, ingest):
         "lost.jpg": "missing",
         "c.jpg": "unlisted",
     }
-    assert "manifest_mismatch" in _flags(EvidenceItem.objects.get(original_path="b.jpg"))
+    assert "manifest_mismatch" in item_flags(EvidenceItem.objects.get(original_path="b.jpg"))
     assert batch.custodian_manifest.sha256 == sha256(listing.read_bytes())
     assert batch.flagged == 1  # b.jpg, flagged by the list
 
@@ -425,7 +419,7 @@ def test_bytes_already_stored_are_re_verified_and_a_changed_copy_is_recorded(tmp
     second = ingest_path(actor=taker, case=case, path=tmp_path / "b", acquired_from="B", jobs=1)
     item = second.batch.items.get()
     assert item.custody_events.get(action="acquired").hash_result == "mismatch"
-    assert item.integrity == "changed" and "stored_copy_changed" in _flags(item)
+    assert item.integrity == "changed" and "stored_copy_changed" in item_flags(item)
     assert stored.read_bytes() == b"tampered"  # recorded loudly, never silently "fixed"
     write(tmp_path / "c" / "z.jpg", jpeg_bytes(91))
     write(tmp_path / "d" / "z.jpg", jpeg_bytes(91))
@@ -501,6 +495,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
 
     from evidence import services
     from evidence.intake.pipeline import ingest_path
+    from evidence.services import batches
 
     write(tmp_path / "usb" / "a.jpg", jpeg_bytes(99))
     real, calls = services.resumable_batch, []
@@ -508,7 +503,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
     def other_run_opens_meanwhile(**where):
         calls.append(where)
         if len(calls) == 1:  # this run's first look: nothing yet; then the other run opens
-            other = services.create_batch(
+            other = batches._create_batch(
                 actor=taker, **{k: where[k] for k in where if k != "files"}
             )
             IntakeBatch.objects.filter(pk=other.pk).update(claimed_by=f"{socket.gethostname()}:1")
@@ -516,6 +511,7 @@ def test_two_runs_of_one_drive_started_at_once_share_one_batch(tmp_path, case, t
         return real(**where)
 
     monkeypatch.setattr(services, "resumable_batch", other_run_opens_meanwhile)
+    monkeypatch.setattr(batches, "resumable_batch", other_run_opens_meanwhile)
     with pytest.raises(RuntimeError, match="is being taken in by"):
         ingest_path(actor=taker, case=case, path=tmp_path / "usb", acquired_from="W", jobs=1)
     assert IntakeBatch.objects.count() == 1
@@ -530,7 +526,7 @@ def test_a_live_ingest_keeps_its_batch_however_old_its_heartbeat(case, taker):
 
     from evidence import services
 
-    batch = services.create_batch(actor=taker, case=case, source_root="/x", acquired_from="A")
+    batch = IntakeBatchFactory(created_by=taker, case=case, source_root="/x", acquired_from="A")
     # pid 1 is alive: an ingest still hashing one huge video since its last heartbeat
     IntakeBatch.objects.filter(pk=batch.pk).update(
         claimed_by=f"{socket.gethostname()}:1", heartbeat_at=timezone.now() - timedelta(hours=1)

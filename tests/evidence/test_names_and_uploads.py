@@ -16,19 +16,12 @@ from evidence.models import EvidenceItem, IntakeBatch
 from evidence.storage import evidence_storage
 from evidence.tasks import ingest_staged_batch
 from tests.evidence.conftest import sha256
+from tests.evidence.helpers import item_flags, stored_bytes
 from tests.evidence.images import jpeg_bytes, write
 
 pytestmark = pytest.mark.django_db
 
 PHOTO = "صورة.jpg"  # "photo.jpg" in Arabic
-
-
-def _flags(item):
-    return {f["code"]: f["reason"] for f in item.flags}
-
-
-def _stored_bytes(item: EvidenceItem) -> bytes:
-    return Path(evidence_storage().path(item.original.storage_key)).read_bytes()
 
 
 def _raw_bytes_in(reason: str) -> bytes:
@@ -55,13 +48,13 @@ def test_a_file_named_in_an_old_windows_code_page_is_stored_flagged_and_rerun_sa
     assert code == 0, err
     assert (json.loads(out)["stored"], json.loads(out)["failed"]) == (3, 0)
     items = EvidenceItem.objects.filter(original_path=shown).order_by("reference")
-    assert [_stored_bytes(i) for i in items] == [twin, data]  # sorted as shown, then by name
+    assert [stored_bytes(i) for i in items] == [twin, data]  # sorted as shown, then by name
     flagged = items[1]
     assert flagged.original_filename == r"\xd5\xe6\xd1\xc9.jpg"
-    reason = _flags(flagged)["filename_not_utf8"]
+    reason = item_flags(flagged)["filename_not_utf8"]
     assert _raw_bytes_in(reason) == raw  # the name on the medium, recoverable exactly
-    assert _flags(items[0]) == {}
-    assert _flags(EvidenceItem.objects.get(original_path=PHOTO)) == {}
+    assert item_flags(items[0]) == {}
+    assert item_flags(EvidenceItem.objects.get(original_path=PHOTO)) == {}
 
     code, out, err = ingest(medium, "--json")  # a re-run resumes the batch: nothing new
     assert code == 0, err
@@ -102,7 +95,7 @@ def test_a_zip_member_named_in_an_unknown_code_page_matches_the_list_by_its_byte
     code, _, err = ingest(archive, "--manifest", str(listing))
     assert code == 0, err
     item = EvidenceItem.objects.get()
-    assert "filename_encoding_unknown" in _flags(item)  # no encoding given: shown as cp437
+    assert "filename_encoding_unknown" in item_flags(item)  # no encoding given: shown as cp437
     entries = IntakeBatch.objects.get().manifest_entries.values_list("path", "result", "item")
     assert list(entries) == [(item.original_path, "match", item.pk)]
 
@@ -116,7 +109,9 @@ def test_a_folder_named_in_a_code_page_flags_the_files_in_it(tmp_path, ingest):
     assert code == 0, err
     item = EvidenceItem.objects.get()
     assert item.original_path == r"\xcd\xe1\xc8/1.jpg" and item.original_filename == "1.jpg"
-    assert _raw_bytes_in(_flags(item)["filename_not_utf8"]) == "حلب".encode("cp1256") + b"/1.jpg"
+    assert (
+        _raw_bytes_in(item_flags(item)["filename_not_utf8"]) == "حلب".encode("cp1256") + b"/1.jpg"
+    )
 
 
 # --- ZIP names without the UTF-8 flag ---------------------------------------------------
@@ -154,7 +149,7 @@ def test_zip_names_in_utf8_without_the_flag_are_read_as_utf8_and_match_the_list(
     code, _, err = ingest(archive, "--manifest", str(listing))
     assert code == 0, err
     item = EvidenceItem.objects.get(original_path=f"حلب/{PHOTO}")
-    assert _stored_bytes(item) == photo and _flags(item) == {}
+    assert stored_bytes(item) == photo and item_flags(item) == {}
     results = dict(IntakeBatch.objects.get().manifest_entries.values_list("path", "result"))
     assert results == {f"حلب/{PHOTO}": "match", "readme.txt": "match"}
 
@@ -166,8 +161,8 @@ def test_zip_names_in_an_unknown_code_page_are_flagged_with_their_bytes(tmp_path
     assert code == 0, err
     item = EvidenceItem.objects.get()
     assert item.original_path == raw.decode("cp437")
-    assert _stored_bytes(item) == jpeg_bytes(6)
-    reason = _flags(item)["filename_encoding_unknown"]
+    assert stored_bytes(item) == jpeg_bytes(6)
+    reason = item_flags(item)["filename_encoding_unknown"]
     assert _raw_bytes_in(reason) == raw and "--zip-encoding" in reason
 
 
@@ -181,7 +176,7 @@ def test_the_investigator_can_name_the_zip_encoding(tmp_path, ingest):
     assert code == 0, err
     items = {i.original_path: i for i in EvidenceItem.objects.all()}
     assert set(items) == {PHOTO, "ملف.txt"}  # UTF-8 names are still read as UTF-8
-    assert _stored_bytes(items[PHOTO]) == jpeg_bytes(7) and _flags(items[PHOTO]) == {}
+    assert stored_bytes(items[PHOTO]) == jpeg_bytes(7) and item_flags(items[PHOTO]) == {}
 
 
 def test_a_resumed_zip_keeps_the_name_encoding_its_batch_first_read_it_with(
@@ -228,7 +223,7 @@ def test_another_zip_encoding_for_a_batch_is_refused_unless_a_new_batch_is_asked
     assert code == 0, err
     second = IntakeBatch.objects.exclude(pk=first.pk).get()
     item = second.items.get()
-    assert (second.name_encoding, item.original_path, _flags(item)) == ("cp720", PHOTO, {})
+    assert (second.name_encoding, item.original_path, item_flags(item)) == ("cp720", PHOTO, {})
     assert item.original_id == first.items.get().original_id  # the same stored bytes
 
 
@@ -488,12 +483,12 @@ def test_a_quick_restart_queues_again_at_once_a_batch_whose_worker_here_is_dead(
 
     from django.core.management import call_command
 
-    from evidence import services
+    from evidence.services import leases
 
     archive = _zip_bytes({"a.jpg": jpeg_bytes(23)})
     batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
     worker = subprocess.Popen(["sleep", "60"])  # a db_worker of this host...
-    owner = f"{socket.gethostname()}:{worker.pid}@{services._start_time(worker.pid)}"
+    owner = f"{socket.gethostname()}:{worker.pid}@{leases._start_time(worker.pid)}"
     _claimed_just_now(batch, owner)
     call_command("resume_batches")  # ...alive, within its lease: left to it
     assert "0 batch(es)" in capsys.readouterr().out
@@ -515,10 +510,11 @@ def test_a_worker_pid_now_used_by_another_process_counts_as_dead(
     from django.core.management import call_command
 
     from evidence import services
+    from evidence.services import leases
 
     archive = _zip_bytes({"a.jpg": jpeg_bytes(24)})
     batch = _queue_upload(client, cast, django_capture_on_commit_callbacks, [("d.zip", archive)])
-    started = int(services._start_time(1))
+    started = int(leases._start_time(1))
     # The process of pid 1, claiming the batch a moment ago: left to it.
     _claimed_just_now(batch, f"{socket.gethostname()}:1@{started}")
     call_command("resume_batches")
@@ -573,10 +569,10 @@ def test_a_name_with_bidi_controls_is_kept_flagged_shown_escaped_and_never_downl
     items = {i.original_path: i for i in batch.items.all()}
     spoof = items[f"drive.zip/{SPOOF}"]  # kept in the record exactly as it was
     assert spoof.original_filename == SPOOF and spoof.is_flagged
-    assert "IMG<U+202E>gpj.exe" in _flags(spoof)["filename_bidi_control"]
+    assert "IMG<U+202E>gpj.exe" in item_flags(spoof)["filename_bidi_control"]
     member = items[f"drive.zip/{photo}"]
-    assert "filename_bidi_control" in _flags(member)
-    assert _flags(items["drive.zip"]) == {}
+    assert "filename_bidi_control" in item_flags(member)
+    assert item_flags(items["drive.zip"]) == {}
 
     client.force_login(cast.lawyer)
     pages = [
@@ -606,5 +602,5 @@ def test_a_folder_file_named_with_a_bidi_override_is_flagged_too(tmp_path, inges
     write(tmp_path / "usb" / SPOOF, b"MZ")
     write(tmp_path / "usb" / "plain.jpg", jpeg_bytes(32))
     assert ingest(tmp_path / "usb")[0] == 0
-    assert "filename_bidi_control" in _flags(EvidenceItem.objects.get(original_path=SPOOF))
-    assert _flags(EvidenceItem.objects.get(original_path="plain.jpg")) == {}
+    assert "filename_bidi_control" in item_flags(EvidenceItem.objects.get(original_path=SPOOF))
+    assert item_flags(EvidenceItem.objects.get(original_path="plain.jpg")) == {}

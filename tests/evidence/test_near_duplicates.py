@@ -10,41 +10,26 @@ from django_tasks_db.models import DBTaskResult
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evidence import near_duplicates, services
-from evidence.models import EvidenceItem, StoredFile
+from evidence import near_duplicates
+from evidence.models import EvidenceItem
 from evidence.tasks import group_near_duplicates
+from tests.evidence.factories import EvidenceItemFactory
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
 
 pytestmark = pytest.mark.django_db
 
-_n = iter(range(10**9))
-
 
 def _intake(case, hashes):
     """Items with these perceptual hashes, written as an intake writes them (under the
     case's intake lock); nothing grouped yet. Returns their primary keys."""
-    pks = []
     with transaction.atomic():
-        for reference, h in zip(services._next_references(case, len(hashes)), hashes, strict=True):
-            sha = f"{next(_n):064x}"
-            original = StoredFile.objects.create(
-                sha256=sha, size=1, media_type="image/jpeg", storage_key=f"sha256/{sha}"
-            )
-            signed = None if h is None else h - (1 << 64) if h >= 1 << 63 else h
-            pks.append(
-                EvidenceItem.objects.create(
-                    case=case,
-                    reference=reference,
-                    kind="photo",
-                    title=reference,
-                    original_filename=reference,
-                    original_path=reference,
-                    original=original,
-                    phash=signed,
-                ).pk
-            )
-    return pks
+        return [
+            EvidenceItemFactory(
+                case=case, phash=None if h is None else h - (1 << 64) if h >= 1 << 63 else h
+            ).pk
+            for h in hashes
+        ]
 
 
 def _groups(case):

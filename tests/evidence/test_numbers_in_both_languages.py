@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casefiles.models import AuditEntry
-from evidence.intake import steps
+from evidence import imaging
 from evidence.intake.pipeline import ingest_path
 from people import services as people_services
 from tests.evidence.helpers import take_in
@@ -51,13 +51,13 @@ def numbers(html: str) -> list[str]:
 @pytest.fixture
 def record(cast, tmp_path, monkeypatch):
     """A photo with GPS and camera values, in a batch, and a witness with a testimony."""
-    read_exif = steps.read_exif
+    read_exif = imaging.read_exif
 
     def with_camera_values(img, result):  # as a camera that writes them as decimals
         read_exif(img, result)
         result.metadata |= {"ExposureTime": 0.004, "FNumber": 2.8, "FocalLength": 35.5}
 
-    monkeypatch.setattr(steps, "read_exif", with_camera_values)
+    monkeypatch.setattr(imaging, "read_exif", with_camera_values)
     big = jpeg_bytes(1, size=(1600, 1200), quality=100)
     batch = take_in(cast.case, cast.investigator, {"DSC_0001.jpg": big}, tmp_path / "m")
     item = batch.items.get()

@@ -6,9 +6,10 @@ import time
 
 import pytest
 
+from tests.evidence.helpers import postgres_only
 from tests.scratch_db import ROOT, run_manage, scratch_database
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, postgres_only]
 
 SETUP = """
 from casefiles.models import Case
@@ -26,7 +27,7 @@ from evidence import services
 from evidence.models import EvidenceItem, StoredFile
 case = Case.objects.get(reference="SYR-2014-001")
 with transaction.atomic():
-    refs = services._next_references(case, 2)
+    refs = services.next_references(case, 2)
     for n, ref in enumerate(refs):
         sha = f"{n:064x}"
         sf = StoredFile.objects.create(

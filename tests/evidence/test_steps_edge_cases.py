@@ -13,23 +13,17 @@ import pytest
 from django.core.management import CommandError, call_command
 from PIL import Image
 
+from evidence import imaging
 from evidence.intake import steps
 from evidence.intake.payload import SourceFile
 from evidence.models import Derivative, EvidenceItem, IntakeBatch
 from evidence.originals import WriteOnceStore
 from evidence.storage import evidence_storage
 from tests.evidence.conftest import sha256
+from tests.evidence.helpers import item_flags, stored_bytes
 from tests.evidence.images import jpeg_bytes, write
 
 pytestmark = pytest.mark.django_db
-
-
-def _flags(item: EvidenceItem) -> dict[str, str]:
-    return {f["code"]: f["reason"] for f in item.flags}
-
-
-def _stored_bytes(item: EvidenceItem) -> bytes:
-    return Path(evidence_storage().path(item.original.storage_key)).read_bytes()
 
 
 # -- EXIF written byte by byte (Pillow will not write a zero denominator) -----------------
@@ -104,7 +98,7 @@ def test_an_orientation_outside_one_to_eight_is_flagged_and_not_used(tmp_path, i
         # Not in the SMALLINT column (PostgreSQL refused 40000 and the whole chunk with it).
         assert item.provenance.orientation is None
         assert item.provenance.metadata["Orientation"] == raw  # kept as read
-        assert str(raw) in _flags(item)["exif_orientation_invalid"]
+        assert str(raw) in item_flags(item)["exif_orientation_invalid"]
         thumb = Derivative.objects.get(original=item.original, kind="thumbnail")
         assert (thumb.width, thumb.height) == (256, 192)  # shown as stored, not turned
 
@@ -119,13 +113,13 @@ def test_a_position_without_its_north_south_or_east_west_is_kept_and_flagged(tmp
     norefs = EvidenceItem.objects.get(original_path="norefs.jpg")
     assert float(norefs.provenance.gps_latitude) == pytest.approx(33.51)
     assert float(norefs.provenance.gps_longitude) == pytest.approx(36.29)
-    reason = _flags(norefs)["gps_ref_missing"]
+    reason = item_flags(norefs)["gps_ref_missing"]
     assert "GPSLatitudeRef missing" in reason and "GPSLongitudeRef missing" in reason
     lat_only = EvidenceItem.objects.get(original_path="lat-only.jpg")
     assert float(lat_only.provenance.gps_latitude) == pytest.approx(-33.51)
-    reason = _flags(lat_only)["gps_ref_missing"]
+    reason = item_flags(lat_only)["gps_ref_missing"]
     assert "GPSLongitudeRef" in reason and "GPSLatitudeRef" not in reason
-    assert "gps_ref_missing" not in _flags(EvidenceItem.objects.get(original_path="ok.jpg"))
+    assert "gps_ref_missing" not in item_flags(EvidenceItem.objects.get(original_path="ok.jpg"))
 
 
 def test_zero_denominators_and_nan_in_exif_never_stop_intake(tmp_path, ingest):
@@ -149,7 +143,7 @@ def test_zero_denominators_and_nan_in_exif_never_stop_intake(tmp_path, ingest):
     md = item.provenance.metadata
     assert md["GPSLatitude"] == ["33/1", "30/0", "36/1"] and md["GPSAltitude"] == "nan"
     assert item.provenance.taken_at == "2013:08:21 10:15:00"
-    assert item.provenance.gps_latitude is None and "gps_invalid" in _flags(item)
+    assert item.provenance.gps_latitude is None and "gps_invalid" in item_flags(item)
     assert Derivative.objects.filter(original=item.original, kind="thumbnail").exists()
 
 
@@ -206,9 +200,9 @@ def test_normal_files_are_not_called_liars(tmp_path, ingest):
         write(tmp_path / "m" / name, data)
     assert ingest(tmp_path / "m")[0] == 0
     flagged = {
-        item.original_path: _flags(item)["extension_mismatch"]
+        item.original_path: item_flags(item)["extension_mismatch"]
         for item in EvidenceItem.objects.all()
-        if "extension_mismatch" in _flags(item)
+        if "extension_mismatch" in item_flags(item)
     }
     assert flagged == {}
     assert EvidenceItem.objects.get(original_path="voice.amr").kind == "audio"
@@ -246,8 +240,8 @@ def test_tagged_audio_and_utf16_text_are_typed_as_what_they_are(tmp_path, ingest
     assert ingest(tmp_path / "m")[0] == 0
     for name, (data, media_type) in TYPED.items():
         item = EvidenceItem.objects.get(original_path=name)
-        assert (item.original.media_type, _flags(item)) == (media_type, {}), name
-        assert _stored_bytes(item) == data
+        assert (item.original.media_type, item_flags(item)) == (media_type, {}), name
+        assert stored_bytes(item) == data
     assert EvidenceItem.objects.get(original_path="transcript.txt").kind == "document"
     # Only a file's head kept (too big for memory) and a tag longer than it: an MP3 by its
     # tag, as it was before tags were looked past.
@@ -255,7 +249,7 @@ def test_tagged_audio_and_utf16_text_are_typed_as_what_they_are(tmp_path, ingest
     # An AAC file named as an MP3 is still told apart from one.
     write(tmp_path / "n" / "song.mp3", TYPED["voice.aac"][0])
     assert ingest(tmp_path / "n")[0] == 0
-    flags = _flags(EvidenceItem.objects.get(original_path="song.mp3"))
+    flags = item_flags(EvidenceItem.objects.get(original_path="song.mp3"))
     assert "content is audio/aac" in flags["extension_mismatch"]
 
 
@@ -276,7 +270,7 @@ def test_files_whose_names_lie_are_still_flagged(tmp_path, ingest):
     assert ingest(tmp_path / "m")[0] == 0
     for name, (_, content) in LYING.items():
         item = EvidenceItem.objects.get(original_path=name)
-        assert f"content is {content}" in _flags(item).get("extension_mismatch", ""), name
+        assert f"content is {content}" in item_flags(item).get("extension_mismatch", ""), name
 
 
 # -- a full disk under a thumbnail ----------------------------------------------------------
@@ -299,8 +293,8 @@ def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_then_made_once_there_is
     code, _, err = ingest(tmp_path / "m")
     assert code == 0, err
     item = EvidenceItem.objects.get(original_path="a.jpg")
-    assert _stored_bytes(item) == data and item.original.sha256 == sha256(data)
-    flags = _flags(item)
+    assert stored_bytes(item) == data and item.original.sha256 == sha256(data)
+    flags = item_flags(item)
     assert "No space left on device" in flags["derivative_failed"]
     assert "undecodable" not in flags
     assert item.provenance.width == 320 and item.phash is not None
@@ -320,8 +314,8 @@ def test_a_thumbnail_the_disk_has_no_room_for_is_flagged_then_made_once_there_is
     stored = Path(evidence_storage().path(thumb.storage_key)).read_bytes()
     with Image.open(io.BytesIO(stored)) as img:
         assert img.size == (thumb.width, thumb.height) and max(img.size) == 256
-    assert thumb.parameters == steps.THUMBNAIL_PARAMETERS
-    assert _stored_bytes(item) == data  # the original untouched
+    assert thumb.parameters == imaging.THUMBNAIL_PARAMETERS
+    assert stored_bytes(item) == data  # the original untouched
 
 
 # -- ZIP members ---------------------------------------------------------------------------
@@ -358,10 +352,10 @@ def test_a_zip_member_with_a_bad_crc_is_stored_as_read_and_flagged(
     assert code == 0, err
     assert json.loads(out)["stored"] == 2
     item = EvidenceItem.objects.get(original_path="statement.txt")
-    assert _stored_bytes(item) == bytes(as_read)
+    assert stored_bytes(item) == bytes(as_read)
     assert item.original.sha256 == sha256(bytes(as_read))  # the hash of the bytes as read
-    assert "stored as read" in _flags(item)["zip_crc_mismatch"]
-    assert "zip_crc_mismatch" not in _flags(EvidenceItem.objects.get(original_path="a.jpg"))
+    assert "stored as read" in item_flags(item)["zip_crc_mismatch"]
+    assert "zip_crc_mismatch" not in item_flags(EvidenceItem.objects.get(original_path="a.jpg"))
 
 
 def test_zip_members_that_cannot_be_read_fail_with_a_clear_reason(tmp_path, ingest):
@@ -413,3 +407,23 @@ def test_a_file_too_big_to_decode_keeps_only_its_head_in_memory(tmp_path, monkey
     assert result.media_type == "image/jpeg"
     assert [f["code"] for f in result.flags] == ["not_decoded"]
     assert heads == [steps.SNIFF_BYTES]  # not the first DECODE_LIMIT bytes
+
+
+def test_every_file_goes_through_the_named_steps_in_this_order():
+    assert [name for name, _ in steps.STEPS] == [
+        "flag name",
+        "read and store",
+        "sniff type",
+        "check empty",
+        "check extension",
+        "decode picture",
+    ]
+
+
+def test_an_empty_file_ends_its_way_at_the_step_that_finds_it_empty(tmp_path):
+    path = write(tmp_path / "empty.jpg", b"")
+    (result,) = steps.process_many(
+        [SourceFile(path="empty.jpg", fs_path=str(path))], str(tmp_path / "s")
+    )
+    # No "extension_mismatch" (the step after): an empty file claims nothing.
+    assert result.stored and [f["code"] for f in result.flags] == ["empty"]

@@ -217,3 +217,36 @@ def test_a_temp_directory_removed_while_the_store_is_open_is_made_again(tmp_path
     (tmp_path / "tmp").rmdir()  # after this store has made it once
     data = os.urandom(5000)
     assert store.write_original_bytes(data, hashlib.sha256(data).hexdigest())
+
+
+def test_originals_are_reached_through_the_store_interface(tmp_path):
+    store = WriteOnceStore(tmp_path / "store")
+    data = jpeg_bytes(3)
+    sha = hashlib.sha256(data).hexdigest()
+    key = original_key(sha)
+    assert not store.exists(key)
+    assert store.put_if_absent(data, sha) is True
+    assert store.put_if_absent(data, sha) is False  # already there: nothing overwritten
+    assert store.exists(key) and store.size(key) == len(data)
+    with store.open(key) as fh:
+        assert fh.read() == data
+    assert store.verify(key, sha) and not store.verify(key, "0" * 64)
+    with pytest.raises(PermissionError):
+        store.open(key, "wb")
+    with pytest.raises(ValueError, match="inside the store"):
+        store.open("../outside")
+
+
+def test_nothing_outside_the_store_knows_a_path_in_it():
+    """Only the store's modules turn a key into a path: an object-storage backend then
+    plugs in behind the same methods."""
+    root = Path(__file__).resolve().parents[2] / "evidence"
+    store_modules = {root / "storage.py", root / "originals.py"}
+    knowing = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        if path not in store_modules
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if ".path(" in line or "STORAGE_ROOT" in line or "storage().root" in line
+    ]
+    assert knowing == []

@@ -1,0 +1,93 @@
+"""Writes to evidence, one module per concern; each write is audited.
+
+- ``words``: the app's own words in custody records and provenance
+- ``leases``: who is taking a batch in, and for how long
+- ``batches``: intake batches opened, found again, the case's intake lock
+- ``intake_rows``: one chunk of intake results written
+- ``manifests``: a batch closed with its hashed manifest and the custodian's list checked
+- ``custody``: downloads, custody recorded by hand, originals re-hashed
+- ``fixity``: sweeps re-hashing every stored original, in chunks
+- ``derivatives``: thumbnails and previews made again from the verified original
+- ``items``: what is said about an item, and who is identified in it
+
+Near-duplicate groups live in ``evidence.near_duplicates``. Every public name is here
+too: ``from evidence import services; services.record_intake(...)``.
+"""
+
+from .batches import (
+    create_batch,
+    done_source_keys,
+    find_resumable_batch,
+    holds_same_files,
+    lock_case_intake,
+    open_batch,
+    record_name_encoding,
+    resumable_batch,
+)
+from .custody import (
+    RECORDABLE_CUSTODY,
+    open_verified,
+    record_custody_event,
+    record_download,
+    rehash,
+    set_integrity,
+    verify_custody,
+)
+from .derivatives import ensure_preview, make_missing_thumbnails, remake_thumbnail
+from .fixity import run_fixity
+from .intake_rows import next_references, record_intake, refresh_batch_counts
+from .items import record_identification, update_item
+from .leases import LEASE, claim_batch, owner_known_dead, release_batch
+from .manifests import finish_batch
+from .words import (
+    METHOD_COPIED,
+    METHOD_UPLOADED,
+    NOTE_FIRST_READ,
+    NOTE_REVERIFIED,
+    NOTE_STORE_DIFFERS,
+    OWN_NUMBERED,
+    OWN_WORDS,
+    PURPOSE_FIXITY,
+    PURPOSE_INTAKE,
+)
+
+__all__ = [
+    "LEASE",
+    "METHOD_COPIED",
+    "METHOD_UPLOADED",
+    "NOTE_FIRST_READ",
+    "NOTE_REVERIFIED",
+    "NOTE_STORE_DIFFERS",
+    "OWN_NUMBERED",
+    "OWN_WORDS",
+    "PURPOSE_FIXITY",
+    "PURPOSE_INTAKE",
+    "RECORDABLE_CUSTODY",
+    "claim_batch",
+    "create_batch",
+    "done_source_keys",
+    "ensure_preview",
+    "find_resumable_batch",
+    "finish_batch",
+    "holds_same_files",
+    "lock_case_intake",
+    "make_missing_thumbnails",
+    "next_references",
+    "open_batch",
+    "open_verified",
+    "owner_known_dead",
+    "record_custody_event",
+    "record_download",
+    "record_identification",
+    "record_intake",
+    "record_name_encoding",
+    "refresh_batch_counts",
+    "rehash",
+    "release_batch",
+    "remake_thumbnail",
+    "resumable_batch",
+    "run_fixity",
+    "set_integrity",
+    "update_item",
+    "verify_custody",
+]

@@ -1,0 +1,67 @@
+"""What is said about an item: its description, tags, and who is identified in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from casefiles import audit
+
+from ..models import (
+    EvidenceItem,
+)
+
+
+def record_identification(*, actor: Any, item: EvidenceItem, **fields: Any):
+    """A witness identifies a person in an item; both must belong to the item's case."""
+    from people.models import CaseRole
+
+    from ..models import Identification
+
+    people = {fields["witness"].pk, fields["identified"].pk}
+    in_case = set(
+        CaseRole.objects.filter(case=item.case, person__in=people).values_list(
+            "person_id", flat=True
+        )
+    )
+    if in_case != people:
+        raise ValueError("Both people must have a role in the item's case.")
+    with transaction.atomic(durable=True):
+        identification = Identification.objects.create(
+            case=item.case, item=item, recorded_by=actor, **fields
+        )
+        audit.record(
+            actor,
+            "evidence.identification",
+            target=item,
+            case=item.case,
+            witness=str(fields["witness"]),
+            identified=str(fields["identified"]),
+            confidence=fields["confidence"],
+        )
+    return identification
+
+
+def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
+    """Change what is stated about an item (never its file or extracted metadata)."""
+    from ..models import Tag
+
+    changes = {
+        name: [str(getattr(item, name) or ""), str(value or "")]
+        for name, value in fields.items()
+        if getattr(item, name) != value
+    }
+    before = sorted(item.tags.values_list("name", flat=True))
+    if before != tags:
+        changes["tags"] = [before, tags]
+    if not changes:
+        return
+    with transaction.atomic(durable=True):
+        for name, value in fields.items():
+            setattr(item, name, value)
+        item.save(update_fields=list(fields))
+        for name in tags:
+            Tag.objects.get_or_create(case=item.case, name=name)
+        item.tags.set(Tag.objects.filter(case=item.case, name__in=tags))
+        audit.record(actor, "evidence.update", target=item, case=item.case, changes=changes)

@@ -1,0 +1,85 @@
+"""Exact query counts (not ceilings) on the paths that are walked most: a change that adds
+a query to them says so here, and is then a decision, not an accident."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from evidence import services
+from evidence.intake.payload import SourceFile
+from evidence.intake.steps import process_many
+from evidence.storage import evidence_storage
+from tests.evidence.factories import CustodyEventFactory
+from tests.evidence.helpers import take_in
+from tests.evidence.images import jpeg_bytes, write
+
+# One chunk of intake, whatever its size: the stored files and their thumbnails (2), the
+# case's references under its intake lock (2), which bytes the case holds already (1),
+# the items and their keys (2), provenance (1), custody events and their audit entry (5,
+# the chain's head and the rows it binds read back), the batch's counts (2), and the
+# transaction (2 here, a savepoint in the test's transaction). Each audit entry takes the
+# chain's advisory lock on PostgreSQL (SQLite's BEGIN IMMEDIATE holds its one lock).
+CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
+CHUNK_QUERIES = 19 + CHAIN_LOCK
+GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
+ITEM_QUERIES = 17 + CHAIN_LOCK  # an audited page: "evidence.view"
+
+
+@pytest.mark.parametrize("size", [1, 5, 20])
+def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(case, taker, tmp_path, size):
+    batch = services.open_batch(
+        actor=taker,
+        case=case,
+        source_root=str(tmp_path),
+        acquired_from="W-0001",
+        medium="",
+        resume_files=None,
+    )
+    assert services.claim_batch(batch)
+    sources = [
+        SourceFile(path=f"{n}.jpg", fs_path=str(write(tmp_path / f"{n}.jpg", jpeg_bytes(n + 1))))
+        for n in range(size)
+    ]
+    results = process_many(sources, evidence_storage().for_workers())
+    with CaptureQueriesContext(connection) as chunk:
+        written = services.record_intake(
+            actor=taker,
+            case=case,
+            batch=batch,
+            results=results,
+            acquired_from="W-0001",
+            problems=[],
+            total=size,
+        )
+    assert written == size and batch.items.count() == size
+    assert len(chunk.captured_queries) == CHUNK_QUERIES, [q["sql"] for q in chunk]
+
+
+@pytest.fixture
+def photos(cast, tmp_path):
+    files = {f"p{n}.jpg": jpeg_bytes(n) for n in range(6)}
+    return take_in(cast.case, cast.investigator, files, tmp_path / "m").items.order_by("pk")
+
+
+def test_the_gallery_page_costs_an_exact_number_of_queries(client, cast, photos):
+    client.force_login(cast.investigator)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+    client.get(url)  # the session and the language settle on the first request
+    with CaptureQueriesContext(connection) as page:
+        response = client.get(url)
+    assert response.status_code == 200
+    assert len(page.captured_queries) == GALLERY_QUERIES, [q["sql"] for q in page]
+
+
+@pytest.mark.parametrize("hand_recorded", [0, 3])
+def test_the_item_page_costs_an_exact_number_of_queries(client, cast, photos, hand_recorded):
+    item = photos.first()
+    CustodyEventFactory.create_batch(hand_recorded, item=item, actor=cast.lead)
+    client.force_login(cast.investigator)
+    client.get(item.get_absolute_url())
+    with CaptureQueriesContext(connection) as page:
+        response = client.get(item.get_absolute_url())
+    assert response.status_code == 200
+    assert response.content.decode().count("moved to the evidence room") == hand_recorded
+    assert len(page.captured_queries) == ITEM_QUERIES, [q["sql"] for q in page]
