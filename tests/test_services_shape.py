@@ -10,7 +10,7 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-PACKAGES = ("accounts/services", "casefiles/services", "people/services")
+PACKAGES = ("accounts/services", "casefiles/services", "evidence/services", "people/services")
 
 
 def _outermost_atomics(function: ast.FunctionDef):

@@ -127,7 +127,7 @@ def _write_fixity(actor, check, pending) -> None:
             set_integrity([i.pk for i in items], result)
         # Each chunk's events are bound by an entry of their own: a sweep of a large
         # archive is many transactions, and none leaves a custody row unbound
-        # (docs/decisions/0007-chunked-writes.md).
+        # (docs/decisions/0008-chunked-writes.md).
         record_custody(
             events,
             actor=actor,
