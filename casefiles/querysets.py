@@ -37,8 +37,12 @@ class MembershipQuerySet(CaseScopedQuerySet):
         return self.filter(case__in=access.led_case_ids(user))
 
 
-class AppendOnlyQuerySet(models.QuerySet):
-    """Refuses bulk changes; the database triggers refuse them too."""
+class AppendOnly:
+    """Refuses bulk changes; the database triggers refuse them too. Mixed into a
+    queryset before its base (a plain mixin, so that the querysets of case-owned
+    append-only rows have one queryset base: type checkers then know their manager)."""
+
+    model: type[Any]
 
     def update(self, **kwargs: Any) -> int:
         raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
@@ -48,6 +52,10 @@ class AppendOnlyQuerySet(models.QuerySet):
 
     def bulk_update(self, *args: Any, **kwargs: Any) -> int:
         raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
+
+
+class AppendOnlyQuerySet(AppendOnly, models.QuerySet):
+    """Append-only rows."""
 
 
 class AuditEntryQuerySet(AppendOnlyQuerySet):

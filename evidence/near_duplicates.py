@@ -3,7 +3,7 @@ apart share a group, kept incrementally against a per-case index of hash bands."
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from django.db import transaction
 from django.db.models import BigIntegerField, F, OuterRef, Subquery, Value, When
@@ -118,7 +118,7 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     if not new:
         return NearPass(0, 0, 0)
     by_hash: dict[int, list[int]] = {}
-    for pk, h in new:
+    for pk, h in cast("list[tuple[int, int]]", new):  # phash__isnull=False above
         by_hash.setdefault(h, []).append(pk)
     indexed = dict(
         NearHash.objects.filter(case=case, phash__in=list(by_hash)).values_list("phash", "group")
@@ -154,8 +154,8 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     # buckets[k][band value]: (hash, node) of the indexed hashes sharing that band, then
     # of each new hash once it has been looked up (new hashes near each other meet there).
     buckets: list[dict[int, list[tuple[int, int]]]] = [{} for _ in _BANDS]
-    for h, (group, *hash_bands) in candidates.items():
-        for k, v in enumerate(hash_bands):
+    for h, (group, *its_bands) in candidates.items():
+        for k, v in enumerate(its_bands):
             buckets[k].setdefault(v, []).append((h & _MASK, group))
     for h, hash_bands in bands.items():
         node, u = by_hash[h][0], h & _MASK
