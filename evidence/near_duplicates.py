@@ -3,7 +3,7 @@ apart share a group, kept incrementally against a per-case index of hash bands."
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from django.db import transaction
 from django.db.models import BigIntegerField, F, OuterRef, Subquery, Value, When
@@ -13,6 +13,11 @@ from casefiles.bulk import insert_rows
 
 from .models import EvidenceItem
 from .services import _lock_case_intake
+
+if TYPE_CHECKING:
+    from casefiles.models import Case
+
+    from .models import NearIndex
 
 NEAR_DISTANCE = 4
 _BANDS = ((0, 13), (13, 26), (26, 39), (39, 52), (52, 64))  # d ≤ 4 ⇒ one band equal
@@ -34,7 +39,7 @@ class NearPass(NamedTuple):
     groups: int
 
 
-def group_near_duplicates(case: Any, *, chunk: int = NEAR_CHUNK) -> NearPass:
+def group_near_duplicates(case: Case, *, chunk: int = NEAR_CHUNK) -> NearPass:
     """Place the case's images not yet grouped into near-duplicate groups.
 
     Incremental: only the new items are read, and looked up in the case's index of hash
@@ -68,7 +73,7 @@ def cases_not_fully_grouped() -> list[int]:
     return sorted(case for case, last in latest if last > marks.get(case, 0))
 
 
-def regroup_near_duplicates(case: Any) -> int:
+def regroup_near_duplicates(case: Case) -> int:
     """Rebuild a case's near-duplicate groups from scratch (``manage.py
     regroup_near_duplicates``); the same groups the incremental passes keep. Returns the
     number of groups.
@@ -92,7 +97,7 @@ def regroup_near_duplicates(case: Any) -> int:
         )
 
 
-def _lock_near_index(case: Any):
+def _lock_near_index(case: Case) -> NearIndex:
     from .models import NearIndex
 
     state, created = NearIndex.objects.get_or_create(case=case)
@@ -102,7 +107,7 @@ def _lock_near_index(case: Any):
     return state
 
 
-def _group_chunk(case: Any, limit: int) -> NearPass:
+def _group_chunk(case: Case, limit: int) -> NearPass:
     """Group the next ``limit`` items past the index's mark (inside a transaction).
 
     Items of a case are inserted under its intake lock, so in the order of their keys:
