@@ -9,11 +9,12 @@ PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
-.PHONY: help run test lint shape migrations-check browser-deps test-sqlite test-postgres messages clean
+.PHONY: help run test lint shape types migrations-check browser-deps test-sqlite test-postgres messages clean
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
 	@echo "make test   - ruff, import layers, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
+	@echo "make types  - mypy with django-stubs over the product code (not yet part of make test)"
 
 # The virtualenv is rebuilt whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -41,6 +42,10 @@ lint: $(VENV)/.installed
 # The layers of pyproject.toml's [tool.importlinter]: no app imports one above it.
 shape: $(VENV)/.installed
 	$(VENV)/bin/lint-imports
+
+# mypy with django-stubs over the product code ([tool.mypy] in pyproject.toml).
+types: $(VENV)/.installed
+	$(VENV)/bin/mypy
 
 migrations-check: $(VENV)/.installed
 	DATABASE_URL=sqlite:///:memory: $(PY) manage.py makemigrations --check --dry-run

@@ -19,7 +19,8 @@ that breaks one of these, so a new admin cannot open the hole again unnoticed.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.filters import FieldListFilter, ListFilter, SimpleListFilter
@@ -89,7 +90,14 @@ def _filter_path(item: Any) -> str | None:
     return item if isinstance(item, str) else None
 
 
-class AtharAdminMixin:
+if TYPE_CHECKING:
+    # What the mixin is mixed into: it reads the admin's model and filters.
+    _ModelAdmin = admin.ModelAdmin
+else:
+    _ModelAdmin = object
+
+
+class AtharAdminMixin(_ModelAdmin):
     """Changelists take no lookup but their declared filters' own parameters, and search
     only the fields ``ADMIN_LOOKUP_FIELDS`` allows."""
 
@@ -102,17 +110,21 @@ class AtharAdminMixin:
             params: set[str] = set()
             for item in self.get_list_filter(request):
                 if isinstance(item, type) and issubclass(item, SimpleListFilter):
-                    params.add(item.parameter_name)
+                    if item.parameter_name:  # Django refuses a filter without one
+                        params.add(item.parameter_name)
                 elif isinstance(item, type) and issubclass(item, ListFilter):
                     spec = item(request, {}, self.model, self)
-                    params.update(spec.expected_parameters())
+                    params.update(p for p in spec.expected_parameters() if p)
                 else:
-                    path, filter_class = (
-                        item if isinstance(item, (list, tuple)) else (item, FieldListFilter.create)
-                    )
+                    path = _filter_path(item)
+                    make: Callable[..., FieldListFilter] = FieldListFilter.create
+                    if isinstance(item, (list, tuple)):
+                        make = item[1]  # type: ignore[assignment]  # a FieldListFilter class
+                    if path is None:  # Django's own checks refuse it too (admin.E116)
+                        raise TypeError(f"{key.__name__}.list_filter: {item!r} names no field")
                     field = get_fields_from_path(self.model, path)[-1]
-                    spec = filter_class(field, request, {}, self.model, self, field_path=path)
-                    params.update(spec.expected_parameters())
+                    spec = make(field, request, {}, self.model, self, field_path=path)
+                    params.update(p for p in spec.expected_parameters() if p)
             if self.date_hierarchy:
                 params.update(f"{self.date_hierarchy}__{p}" for p in ("year", "month", "day"))
             cache[key] = frozenset(params)

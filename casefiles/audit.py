@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
@@ -25,6 +25,15 @@ from django.utils import timezone
 
 from . import bindings
 from .models import AuditEntry
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
+
+    from .models import Case
+
+    # Who acts: a user (signed in or not, as ``request.user`` is), or None for the system.
+    Actor = AbstractBaseUser | AnonymousUser | None
 
 GENESIS_HASH = "0" * 64
 HASHED_FIELDS = (
@@ -145,12 +154,20 @@ def _label(obj: Any) -> tuple[str, str, str]:
     return f"{meta.app_label}.{meta.model_name}", str(obj.pk), str(obj)
 
 
-def _values(actor: Any, action: str, target: Any, case: Any, ip, user_agent, details) -> dict:
-    authenticated = actor is not None and getattr(actor, "is_authenticated", False)
+def _values(
+    actor: Actor,
+    action: str,
+    target: Any,
+    case: Case | None,
+    ip: str | None,
+    user_agent: str | None,
+    details: dict[str, Any],
+) -> dict[str, Any]:
+    user = actor if actor is not None and actor.is_authenticated else None
     target_type, target_id, target_label = _label(target)
     return {
-        "actor_id": actor.pk if authenticated else None,
-        "actor_label": _clean_text(actor.get_username() if authenticated else "", 150),
+        "actor_id": user.pk if user is not None else None,
+        "actor_label": _clean_text(user.get_username() if user is not None else "", 150),
         "action": _clean_text(action, 64),
         "target_type": _clean_text(target_type, 100),
         "target_id": _clean_text(target_id, 64),
@@ -171,10 +188,10 @@ def _context(ip: str | None, user_agent: str | None) -> tuple[str | None, str | 
 
 
 def record(
-    actor: Any,
+    actor: Actor,
     action: str,
     target: Any = None,
-    case: Any = None,
+    case: Case | None = None,
     *,
     ip: str | None = None,
     user_agent: str | None = None,

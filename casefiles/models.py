@@ -142,10 +142,13 @@ class AuditEntry(models.Model):
     def __str__(self) -> str:
         return f"#{self.seq} {self.action}"
 
+    # Set by casefiles.audit.record() (and the migrations' binding) on the entry it saves.
+    _via_record: bool = False
+
     def save(self, *args, **kwargs) -> None:
         if not self._state.adding:
             raise TypeError("Audit entries are append-only: they cannot be changed.")
-        if not getattr(self, "_via_record", False):
+        if not self._via_record:
             raise TypeError("Audit entries are written only through casefiles.audit.record().")
         kwargs["force_insert"] = True
         super().save(*args, **kwargs)

@@ -17,7 +17,9 @@ from django.http import HttpRequest
 
 
 @lru_cache(maxsize=8)
-def _networks(proxies: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+def _networks(
+    proxies: tuple[str, ...],
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
     return tuple(ipaddress.ip_network(p, strict=False) for p in proxies)
 
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import models
 
 from . import access
 
+if TYPE_CHECKING:
+    from .access import User
+
 
 class CaseQuerySet(models.QuerySet):
-    def visible_to(self, user: Any) -> CaseQuerySet:
+    def visible_to(self, user: User | None) -> CaseQuerySet:
         return self.filter(pk__in=access.visible_case_ids(user))
 
 
@@ -19,7 +22,7 @@ class CaseScopedQuerySet(models.QuerySet):
 
     case_field = "case"
 
-    def visible_to(self, user: Any) -> models.QuerySet:
+    def visible_to(self, user: User | None) -> models.QuerySet:
         return self.filter(**{f"{self.case_field}__in": access.visible_case_ids(user)})
 
 
@@ -27,18 +30,22 @@ class MembershipQuerySet(CaseScopedQuerySet):
     def active(self) -> MembershipQuerySet:
         return self.filter(access.active_membership_q())
 
-    def manageable_by(self, user: Any) -> MembershipQuerySet:
+    def manageable_by(self, user: User | None) -> MembershipQuerySet:
         """Memberships ``user`` may grant, change or revoke: all for a system admin,
         those of the cases they lead for a lead, none otherwise."""
         if access.is_system_admin(user):
             return self.all()
-        if not getattr(user, "is_authenticated", False) or not user.is_active:
+        if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
         return self.filter(case__in=access.led_case_ids(user))
 
 
-class AppendOnlyQuerySet(models.QuerySet):
-    """Refuses bulk changes; the database triggers refuse them too."""
+class AppendOnly:
+    """Refuses bulk changes; the database triggers refuse them too. Mixed into a
+    queryset before its base (a plain mixin, so that the querysets of case-owned
+    append-only rows have one queryset base: type checkers then know their manager)."""
+
+    model: type[Any]
 
     def update(self, **kwargs: Any) -> int:
         raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
@@ -50,21 +57,25 @@ class AppendOnlyQuerySet(models.QuerySet):
         raise TypeError(f"{self.model.__name__} is append-only: rows cannot be updated.")
 
 
+class AppendOnlyQuerySet(AppendOnly, models.QuerySet):
+    """Append-only rows."""
+
+
 class AuditEntryQuerySet(AppendOnlyQuerySet):
-    def visible_to(self, user: Any) -> AuditEntryQuerySet:
+    def visible_to(self, user: User | None) -> AuditEntryQuerySet:
         """System admins read the whole log; a case lead reads their case's entries."""
         if access.is_system_admin(user):
             return self
-        if not getattr(user, "is_authenticated", False) or not user.is_active:
+        if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
         return self.filter(case__in=access.led_case_ids(user))
 
 
 class AccessRequestQuerySet(CaseScopedQuerySet):
-    def decidable_by(self, user: Any) -> AccessRequestQuerySet:
+    def decidable_by(self, user: User | None) -> AccessRequestQuerySet:
         """Requests ``user`` may decide: all for a system admin, their cases' for a lead."""
         if access.is_system_admin(user):
             return self.all()
-        if not getattr(user, "is_authenticated", False) or not user.is_active:
+        if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
         return self.filter(case__in=access.led_case_ids(user))

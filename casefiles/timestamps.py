@@ -86,6 +86,6 @@ def request_timestamp(url: str, data: bytes) -> bytes:
         url, data=query, headers={"Content-Type": "application/timestamp-query"}
     )
     with urllib.request.urlopen(request, timeout=_TIMEOUT) as response:  # noqa: S310
-        reply = response.read()
+        reply: bytes = response.read()
     granted_token(reply)
     return reply

@@ -10,6 +10,7 @@ from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from . import audit
@@ -133,7 +134,7 @@ class _Echo:
 
 
 @require_GET
-def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
+def audit_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttpResponse:
     """The filtered selection as CSV or JSON lines, streamed; the export is audited.
 
     The selection is fixed at the entries that existed when the export began (``seq`` up
@@ -141,7 +142,16 @@ def audit_export(request: HttpRequest, fmt: str) -> StreamingHttpResponse:
     """
     filterset = _audit_filterset(request)
     if not filterset.is_valid():
-        return HttpResponse(status=400)
+        # Said in words: an export refused without a reason reads as an empty log.
+        refused = [_("A filter is not valid, so nothing is exported:")]
+        for name, messages in filterset.errors.items():
+            label = filterset.form[name].label if name in filterset.form.fields else name
+            refused += [f"{label}: {message}" for message in messages]
+        return HttpResponse(
+            "\n".join(map(str, refused)) + "\n",
+            content_type="text/plain; charset=utf-8",
+            status=400,
+        )
     filters_used = {k: v for k, v in request.GET.items() if v}
     head = _head_seq()
     audit.record(request.user, "audit.export", format=fmt, filters=filters_used, up_to_seq=head)

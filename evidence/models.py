@@ -10,7 +10,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.querysets import AppendOnlyQuerySet, CaseScopedQuerySet
+from casefiles.querysets import AppendOnly, CaseScopedQuerySet
 
 
 class StoredFile(models.Model):
@@ -262,7 +262,7 @@ class Provenance(models.Model):
         return f"provenance of {self.item_id}"
 
 
-class CustodyQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+class CustodyQuerySet(AppendOnly, CaseScopedQuerySet):
     pass
 
 

@@ -3,7 +3,7 @@ apart share a group, kept incrementally against a per-case index of hash bands."
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from django.db import transaction
 from django.db.models import BigIntegerField, F, OuterRef, Subquery, Value, When
@@ -14,6 +14,13 @@ from casefiles.bulk import insert_rows
 
 from .models import EvidenceItem
 from .services.batches import lock_case_intake
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+    from casefiles.models import Case
+
+    from .models import NearIndex
 
 NEAR_DISTANCE = 4
 _BANDS = ((0, 13), (13, 26), (26, 39), (39, 52), (52, 64))  # d ≤ 4 ⇒ one band equal
@@ -35,7 +42,7 @@ class NearPass(NamedTuple):
     groups: int
 
 
-def group_near_duplicates(case: Any, *, chunk: int = NEAR_CHUNK) -> NearPass:
+def group_near_duplicates(case: Case, *, chunk: int = NEAR_CHUNK) -> NearPass:
     """Place the case's images not yet grouped into near-duplicate groups.
 
     Incremental: only the new items are read, and looked up in the case's index of hash
@@ -72,7 +79,7 @@ def cases_not_fully_grouped() -> list[int]:
     return sorted(case for case, last in latest if last > marks.get(case, 0))
 
 
-def regroup_near_duplicates(case: Any, *, actor: Any = None) -> int:
+def regroup_near_duplicates(case: Case, *, actor: AbstractBaseUser | None = None) -> int:
     """Rebuild a case's near-duplicate groups from scratch (``manage.py
     regroup_near_duplicates``); the same groups the incremental passes keep. Returns the
     number of groups.
@@ -98,7 +105,7 @@ def regroup_near_duplicates(case: Any, *, actor: Any = None) -> int:
     return groups
 
 
-def _lock_near_index(case: Any):
+def _lock_near_index(case: Case) -> NearIndex:
     from .models import NearIndex
 
     state, created = NearIndex.objects.get_or_create(case=case)
@@ -108,7 +115,7 @@ def _lock_near_index(case: Any):
     return state
 
 
-def _group_chunk(case: Any, limit: int) -> NearPass:
+def _group_chunk(case: Case, limit: int) -> NearPass:
     """Group the next ``limit`` items past the index's mark (inside a transaction).
 
     Items of a case are inserted under its intake lock, so in the order of their keys:
@@ -124,7 +131,7 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     if not new:
         return NearPass(0, 0, 0)
     by_hash: dict[int, list[int]] = {}
-    for pk, h in new:
+    for pk, h in cast("list[tuple[int, int]]", new):  # phash__isnull=False above
         by_hash.setdefault(h, []).append(pk)
     indexed = dict(
         NearHash.objects.filter(case=case, phash__in=list(by_hash)).values_list("phash", "group")
@@ -160,8 +167,8 @@ def _group_chunk(case: Any, limit: int) -> NearPass:
     # buckets[k][band value]: (hash, node) of the indexed hashes sharing that band, then
     # of each new hash once it has been looked up (new hashes near each other meet there).
     buckets: list[dict[int, list[tuple[int, int]]]] = [{} for _ in _BANDS]
-    for h, (group, *hash_bands) in candidates.items():
-        for k, v in enumerate(hash_bands):
+    for h, (group, *its_bands) in candidates.items():
+        for k, v in enumerate(its_bands):
             buckets[k].setdefault(v, []).append((h & _MASK, group))
     for h, hash_bands in bands.items():
         node, u = by_hash[h][0], h & _MASK

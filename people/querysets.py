@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from casefiles import access
-from casefiles.querysets import AppendOnlyQuerySet, CaseScopedQuerySet
+from casefiles.querysets import AppendOnly, CaseScopedQuerySet
 
 
 class PersonQuerySet(CaseScopedQuerySet):
@@ -17,13 +17,13 @@ class PersonQuerySet(CaseScopedQuerySet):
         return self.filter(pk__in=roles.values("person_id"))
 
 
-class TestimonyVersionQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+class TestimonyVersionQuerySet(AppendOnly, CaseScopedQuerySet):
     case_field = "testimony__case"
 
 
-class AppendOnlyCaseQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+class AppendOnlyCaseQuerySet(AppendOnly, CaseScopedQuerySet):
     """Case-owned history rows: consents and review decisions."""
 
 
-class ReviewQuerySet(AppendOnlyQuerySet, CaseScopedQuerySet):
+class ReviewQuerySet(AppendOnly, CaseScopedQuerySet):
     case_field = "testimony__case"

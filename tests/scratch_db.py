@@ -42,8 +42,9 @@ def count_rows(env, table: str) -> int:
 
 
 @contextmanager
-def scratch_database(tmp_path):
-    """Yield an environment (os.environ plus DATABASE_URL) naming a new, migrated DB."""
+def scratch_database(tmp_path, migrate=True):
+    """Yield an environment (os.environ plus DATABASE_URL) naming a new, migrated DB
+    (empty, not even migrated, with ``migrate=False``)."""
     env = {**os.environ, "ATHAR_DATA_DIR": str(tmp_path / "data")}
     s = connection.settings_dict
     if connection.vendor == "postgresql":
@@ -62,7 +63,8 @@ def scratch_database(tmp_path):
     else:
         env["DATABASE_URL"] = f"sqlite:///{tmp_path / 'scratch.sqlite3'}"
     try:
-        run_manage(env, "migrate", "--no-input")
+        if migrate:
+            run_manage(env, "migrate", "--no-input")
         yield env
     finally:
         if connection.vendor == "postgresql":

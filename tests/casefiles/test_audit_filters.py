@@ -46,9 +46,17 @@ def test_filtering_by_downloads_lists_downloads_only(client, cast):
     assert "Original downloaded" in response.content.decode()
 
 
-@pytest.mark.parametrize(
-    "query", [{"action": "nope"}, {"action": "evidence.downloads"}, {"case": "x"}, {"actor": "0"}]
-)
+REFUSED = [
+    {"action": "nope"},
+    {"action": "evidence.downloads"},
+    {"case": "x"},
+    {"actor": "0"},
+    {"at_after": "yesterday"},
+    {"at_before": "2014-13-45"},
+]
+
+
+@pytest.mark.parametrize("query", REFUSED)
 def test_a_filter_value_not_understood_lists_nothing_and_says_why(client, cast, query):
     _record_every_declared_action(cast.lead)
     client.force_login(cast.admin)
@@ -63,6 +71,25 @@ def test_a_filter_value_not_understood_lists_nothing_and_says_why(client, cast, 
     # Asking is still audited, with the refused filter.
     seen = AuditEntry.objects.filter(action="audit.view").latest("seq")
     assert seen.details["filters"] == query
+    # No export link to follow: it would export nothing.
+    assert "audit/export" not in html
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl"])
+@pytest.mark.parametrize("query", REFUSED)
+def test_an_export_with_a_filter_not_understood_exports_nothing_and_says_why(
+    client, cast, query, fmt
+):
+    _record_every_declared_action(cast.lead)
+    client.force_login(cast.admin)
+    before = AuditEntry.objects.count()
+    response = client.get(reverse(f"casefiles:audit_export_{fmt}"), query)
+    assert response.status_code == 400
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    said = response.content.decode()
+    assert said.startswith("A filter is not valid, so nothing is exported:\n"), said
+    assert len(said.splitlines()) >= 2  # and which, with its message
+    assert AuditEntry.objects.count() == before  # nothing exported, so no export entry
 
 
 def test_the_audit_page_costs_a_fixed_number_of_queries_filtered_or_not(

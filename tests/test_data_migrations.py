@@ -1,0 +1,328 @@
+"""Every data migration (``RunPython``) is tested: a new, empty database is migrated to the
+state just before it, rows are written there with that state's models, the migration is
+applied, and what it did is checked (then, where it has one, its reverse).
+
+Each scenario runs in a child process on its own scratch database of the vendor this
+run is on (SQLite or PostgreSQL), so it runs on both databases and never touches the test
+database. ``test_every_data_migration_has_a_scenario`` fails when a new data migration
+comes without one.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from datetime import UTC, date, datetime
+from importlib import import_module
+
+import pytest
+
+from tests.scratch_db import ROOT, scratch_database
+
+APPS = ("casefiles", "accounts", "evidence", "people", "demo")
+CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
+AT = datetime(2014, 8, 20, 10, 0, tzinfo=UTC)
+
+
+# -- in the child process ----------------------------------------------------------------
+
+
+def _migrate(*targets: tuple[str, str]):
+    """Migrate the database to these nodes (forwards or backwards); that state's apps."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(list(targets))
+    executor.loader.build_graph()
+    return executor.loader.project_state(list(targets)).apps
+
+
+def _migrate_fully() -> None:
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def _verify_audit() -> str:
+    """``verify_audit`` on the fully migrated database: the chain and every bound row."""
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    _migrate_fully()
+    out = StringIO()
+    call_command("verify_audit", stdout=out)
+    return out.getvalue()
+
+
+def _refused(write) -> bool:
+    """Whether the database refuses this write (a trigger raising)."""
+    from django.db import DatabaseError, transaction
+
+    try:
+        with transaction.atomic():
+            write()
+    except DatabaseError:
+        return True
+    return False
+
+
+def _case_and_user(apps):
+    user = apps.get_model("auth", "User").objects.create(username="nour")
+    case = apps.get_model("casefiles", "Case").objects.create(
+        reference="SYR-2014-001", title="Detention photographs", created_by=user
+    )
+    return case, user
+
+
+def _person(apps, case, user, code="W-1"):
+    return apps.get_model("people", "Person").objects.create(
+        code=code,
+        case=case,
+        created_by=user,
+        **dict.fromkeys(
+            ("enc_name_ar", "enc_name_latin", "enc_aliases", "enc_birth_date", "enc_phone"),
+            "ciphertext",
+        ),
+        enc_address="ciphertext",
+        enc_risk_notes="ciphertext",
+    )
+
+
+def _testimony(apps, case, user, witness, status):
+    return apps.get_model("people", "Testimony").objects.create(
+        case=case,
+        witness=witness,
+        taken_at=AT,
+        language="ar",
+        mode="in_person",
+        status=status,
+        created_by=user,
+    )
+
+
+def _a_prior_entry(apps) -> None:
+    """One audit entry written before the migration: its binding continues the chain."""
+    from django.db import connection
+
+    from casefiles import bindings
+
+    bindings._append(apps.get_model("casefiles", "AuditEntry"), connection, "case.create", {})
+
+
+def _bindings_of(apps):
+    """The ``audit.bind_existing`` entries, in order, with what each binds."""
+    entries = apps.get_model("casefiles", "AuditEntry").objects.order_by("seq")
+    return [
+        (e.seq, e.actor_id, e.details["bound"])
+        for e in entries.filter(action="audit.bind_existing")
+    ]
+
+
+def system_groups() -> None:
+    """casefiles 0003: the groups Investigator, Lawyer and Admin, and Admin's permissions;
+    a group of that name already there is kept, not doubled; other groups are left."""
+    groups_migration = import_module("casefiles.migrations.0003_system_groups")
+
+    before = [
+        ("casefiles", "0002_auditentry_append_only"),
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("contenttypes", "0002_remove_content_type_name"),
+    ]
+    apps = _migrate(*before)
+    group = apps.get_model("auth", "Group")
+    lawyers = group.objects.create(name="Lawyer")
+    group.objects.create(name="Volunteers")
+
+    apps = _migrate(("casefiles", "0003_system_groups"))
+    group = apps.get_model("auth", "Group")
+    assert sorted(group.objects.values_list("name", flat=True)) == [
+        "Admin",
+        "Investigator",
+        "Lawyer",
+        "Volunteers",
+    ]
+    assert group.objects.get(name="Lawyer").pk == lawyers.pk
+    admin = group.objects.get(name="Admin")
+    granted = set(admin.permissions.values_list("content_type__app_label", "codename"))
+    assert granted == set(groups_migration.ADMIN_PERMISSIONS), granted
+    assert not group.objects.get(name="Investigator").permissions.exists()
+
+    apps = _migrate(*before)
+    group = apps.get_model("auth", "Group")
+    assert list(group.objects.values_list("name", flat=True)) == ["Volunteers"]
+
+
+def custody_bound() -> None:
+    """evidence 0008: custody events written before binding are bound into the chain by
+    one system entry after the last one, with each row's content hash."""
+    from casefiles import bindings
+
+    apps = _migrate(("evidence", "0007_item_origin_immutable"), CASEFILES_BEFORE_BINDINGS)
+    _a_prior_entry(apps)
+    case, user = _case_and_user(apps)
+    events = [
+        apps.get_model("evidence", "CustodyEvent").objects.create(
+            case=case, action="received", at=AT, actor=user, to_custodian=f"custodian {n}"
+        )
+        for n in range(3)
+    ]
+
+    apps = _migrate(("evidence", "0008_bind_custody_to_audit_chain"))
+    custody = apps.get_model("evidence", "CustodyEvent")
+    [(seq, actor, bound)] = _bindings_of(apps)
+    assert (seq, actor) == (2, None)
+    assert list(bound) == ["evidence_custodyevent"]
+    assert bound["evidence_custodyevent"]["columns"] == bindings.columns_of(custody)
+    rows = bound["evidence_custodyevent"]["rows"]
+    assert sorted(rows) == sorted(str(e.pk) for e in events)
+    assert rows == bindings.hashes_of(custody, [e.pk for e in events])
+
+    verified = _verify_audit()
+    assert "bound rows OK" in verified and "evidence_custodyevent 3" in verified, verified
+
+
+def approved_testimony_locked() -> None:
+    """people 0003: an approved testimony's row cannot change or go and takes no new
+    version; a draft still can; the reverse lifts the lock."""
+    from django.db.models import F
+
+    before = ("people", "0002_append_only_history")
+    apps = _migrate(before)
+    case, user = _case_and_user(apps)
+    witness = _person(apps, case, user)
+    approved = _testimony(apps, case, user, witness, "approved")
+    draft = _testimony(apps, case, user, witness, "draft")
+
+    apps = _migrate(("people", "0003_approved_testimony_locked"))
+    testimony = apps.get_model("people", "Testimony").objects
+    version = apps.get_model("people", "TestimonyVersion").objects
+
+    def add_version(to):
+        return lambda: version.create(
+            testimony_id=to.pk,
+            number=1,
+            text="...",
+            reason="first",
+            sha256="0" * 64,
+            author_id=user.pk,
+        )
+
+    assert _refused(lambda: testimony.filter(pk=approved.pk).update(place="Damascus"))
+    assert _refused(lambda: testimony.filter(pk=approved.pk).delete())
+    assert _refused(add_version(approved))
+    assert not _refused(add_version(draft))
+    assert not _refused(lambda: testimony.filter(pk=draft.pk).update(place="Damascus"))
+    assert testimony.get(pk=approved.pk).place == ""
+
+    apps = _migrate(before)
+    testimony = apps.get_model("people", "Testimony").objects
+    assert not _refused(lambda: testimony.filter(pk=approved.pk).update(remote=~F("remote")))
+
+
+def history_bound() -> None:
+    """people 0005: testimony versions, review decisions and consent records written
+    before binding are bound into the chain, one system entry per table after the last."""
+    from casefiles import bindings
+
+    apps = _migrate(("people", "0004_protection_changes"), CASEFILES_BEFORE_BINDINGS)
+    _a_prior_entry(apps)
+    case, user = _case_and_user(apps)
+    witness = _person(apps, case, user)
+    draft = _testimony(apps, case, user, witness, "draft")
+    model = apps.get_model
+    versions = [
+        model("people", "TestimonyVersion").objects.create(
+            testimony=draft, number=n, text=f"v{n}", reason="r", sha256="0" * 64, author=user
+        )
+        for n in (1, 2)
+    ]
+    decision = model("people", "ReviewDecision").objects.create(
+        testimony=draft, from_status="draft", to_status="submitted", actor=user
+    )
+    consent = model("people", "Consent").objects.create(
+        person=witness,
+        case=case,
+        scopes=["investigation"],
+        how="written",
+        given_on=date(2014, 8, 20),
+        recorded_by=user,
+    )
+
+    apps = _migrate(("people", "0005_bind_history_to_audit_chain"))
+    found = _bindings_of(apps)
+    assert [(seq, actor, list(bound)) for seq, actor, bound in found] == [
+        (2, None, ["people_testimonyversion"]),
+        (3, None, ["people_reviewdecision"]),
+        (4, None, ["people_consent"]),
+    ]
+    for (_, _, bound), (name, rows) in zip(
+        found,
+        [("TestimonyVersion", versions), ("ReviewDecision", [decision]), ("Consent", [consent])],
+        strict=True,
+    ):
+        historical = apps.get_model("people", name)
+        (table,) = bound.values()
+        assert table["columns"] == bindings.columns_of(historical)
+        assert table["rows"] == bindings.hashes_of(historical, [r.pk for r in rows])
+        assert sorted(table["rows"]) == sorted(str(r.pk) for r in rows)
+
+    verified = _verify_audit()
+    assert "bound rows OK" in verified and "people_testimonyversion 2" in verified, verified
+
+
+# (app, migration) -> the scenario that tests it
+SCENARIOS = {
+    ("casefiles", "0003_system_groups"): system_groups,
+    ("evidence", "0008_bind_custody_to_audit_chain"): custody_bound,
+    ("people", "0003_approved_testimony_locked"): approved_testimony_locked,
+    ("people", "0005_bind_history_to_audit_chain"): history_bound,
+}
+
+
+def run(app: str, name: str) -> None:
+    SCENARIOS[app, name]()
+    print("scenario passed")
+
+
+# -- in the test process -------------------------------------------------------------------
+
+
+def _data_migrations() -> set[tuple[str, str]]:
+    found = set()
+    for app in APPS:
+        for path in sorted((ROOT / app / "migrations").glob("[0-9]*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr == "RunPython":
+                    found.add((app, path.stem))
+    return found
+
+
+def test_every_data_migration_has_a_scenario():
+    assert _data_migrations() == set(SCENARIOS)
+
+
+@pytest.mark.parametrize(
+    ("app", "name"), sorted(SCENARIOS), ids=[f"{a}/{n}" for a, n in sorted(SCENARIOS)]
+)
+def test_a_data_migration_does_what_it_says(tmp_path, app, name):
+    with scratch_database(tmp_path, migrate=False) as env:
+        env["DJANGO_SETTINGS_MODULE"] = "athar.settings"
+        child = (
+            "import django; django.setup(); "
+            f"from tests.test_data_migrations import run; run({app!r}, {name!r})"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", child],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stdout.strip().endswith("scenario passed"), done.stdout
