@@ -13,8 +13,7 @@ export ATHAR_DATA_DIR := $(DATA_DIR)
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
-	@echo "make test   - ruff, import layers, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
-	@echo "make types  - mypy with django-stubs over the product code (not yet part of make test)"
+	@echo "make test   - ruff, import layers, mypy, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
 
 # The virtualenv is rebuilt whenever pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -74,7 +73,7 @@ browser-deps:
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 
-test: lint shape migrations-check browser-deps test-sqlite test-postgres
+test: lint shape types migrations-check browser-deps test-sqlite test-postgres
 
 # Extract strings, fill in the Arabic table of tools/translate_ar.py, compile; commit both.
 messages: $(VENV)/.installed

@@ -35,6 +35,7 @@ from django_otp.plugins.otp_static.models import StaticToken
 from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import audit
+from casefiles.access import account_of
 
 from . import services, twofactor
 from .forms import CodeForm, RecoveryCodeForm
@@ -77,18 +78,20 @@ class SignInView(LoginView):
         return redirect("login_verify")
 
 
-def _pending_user(request: HttpRequest) -> tuple[dict | None, Any]:
+def _pending_user(request: HttpRequest) -> tuple[dict, Any] | None:
+    """The sign-in waiting for its second step, and whose it is; None when there is none
+    (or it expired, or its account can no longer sign in)."""
     pending = request.session.get(PENDING)
     if not pending or time.time() - pending["at"] > settings.ATHAR_2FA_PENDING_SECONDS:
         request.session.pop(PENDING, None)
-        return None, None
+        return None
     user = get_user_model().objects.filter(pk=pending["user"], is_active=True).first()
     if user is not None and pending.get("recovery") and twofactor.has_confirmed_device(user):
         # A recovery ends with a new device; it never opens one set up meanwhile.
         user = None
     if user is None:
         request.session.pop(PENDING, None)
-        return None, None
+        return None
     return pending, user
 
 
@@ -103,9 +106,10 @@ def _finish(request: HttpRequest, pending: dict, user: Any, device: Any) -> None
 def login_verify(request: HttpRequest) -> HttpResponse:
     """Step 2: a code from the authenticator app or a backup code; or, on the very
     first sign-in, enrolment of an authenticator app."""
-    pending, user = _pending_user(request)
-    if user is None:
+    found = _pending_user(request)
+    if found is None:
         return redirect("login")
+    pending, user = found
     if not twofactor.has_confirmed_device(user):
         return _enrol(request, pending, user)
     form = CodeForm(request.POST or None)
@@ -244,7 +248,7 @@ def recover(request: HttpRequest) -> HttpResponse:
             if user is not None
             else None
         )
-        if found is not None:
+        if found is not None and user is not None:
             session = request.session
             session.cycle_key()
             session.pop(PENDING, None)
@@ -282,7 +286,7 @@ def recover_password(request: HttpRequest) -> HttpResponse:
     only, and becomes the account's password with the new authenticator (step 3, the
     enrolment page), in the transaction that spends the recovery code."""
     note, user = _recovering(request)
-    if user is None:
+    if note is None or user is None:
         return redirect("recover")
     form = SetPasswordForm(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -321,8 +325,9 @@ def lockout_response(request: HttpRequest, credentials: dict | None = None, *arg
 @require_http_methods(["GET"])
 def security(request: HttpRequest) -> HttpResponse:
     """The user's own sessions and backup codes."""
-    sessions = UserSession.objects.filter(user=request.user, ended_at__isnull=True)
-    remaining = StaticToken.objects.filter(device__user=request.user).count()
+    account = account_of(request)
+    sessions = UserSession.objects.filter(user=account, ended_at__isnull=True)
+    remaining = StaticToken.objects.filter(device__user=account).count()
     keys = WebAuthnCredential.objects.filter(user=request.user, confirmed=True)
     return render(
         request,

@@ -52,10 +52,10 @@ def user_list(request: HttpRequest) -> HttpResponse:
     enrolled = set(
         TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
     ) | set(WebAuthnCredential.objects.filter(confirmed=True).values_list("user_id", flat=True))
-    users = list(users)
-    for user in users:
-        user.has_2fa = user.pk in enrolled
-    return render(request, "accounts/manage_user_list.html", {"users": users})
+    rows = list(users)
+    for user in rows:
+        user.has_2fa = user.pk in enrolled  # type: ignore[attr-defined]  # for the template
+    return render(request, "accounts/manage_user_list.html", {"users": rows})
 
 
 @require_http_methods(["GET"])
@@ -124,10 +124,10 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             else:  # no other admin to ask
                 return _enrolment_code_page(request, subject, *done, reset=asked)
         elif action in ("reset-2fa-approve", "reset-2fa-refuse"):
-            asked = request.POST.get("request", "")
-            if not re.fullmatch(r"[0-9]{1,18}", asked):
+            asked_pk = request.POST.get("request", "")
+            if not re.fullmatch(r"[0-9]{1,18}", asked_pk):
                 raise Http404
-            pending = get_object_or_404(SecondFactorReset, pk=int(asked), user=subject)
+            pending = get_object_or_404(SecondFactorReset, pk=int(asked_pk), user=subject)
             done = services.decide_second_factor_reset(
                 actor=request.user, request=pending, approve=action == "reset-2fa-approve"
             )

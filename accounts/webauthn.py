@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest
 from django.utils.decorators import method_decorator
 from django_otp_webauthn import exceptions
 from django_otp_webauthn.views import (
@@ -24,11 +25,13 @@ from casefiles import audit
 
 
 class _PendingUserMixin:
+    request: HttpRequest  # set by the view it is mixed into
+
     def get_user(self) -> Any:
         from .signin import _pending_user
 
-        _, user = _pending_user(self.request)
-        return user
+        found = _pending_user(self.request)
+        return found[1] if found is not None else None
 
     def check_can_authenticate(self) -> None:
         if self.get_user() is None:  # no password step: nothing to second
@@ -54,9 +57,10 @@ class CompleteSecondFactorView(_PendingUserMixin, CompleteCredentialAuthenticati
     def complete_auth(self, device: Any) -> None:
         from .signin import _finish, _pending_user
 
-        pending, user = _pending_user(self.request)
-        if user is None or device.user_id != user.pk:
+        found = _pending_user(self.request)
+        if found is None or device.user_id != found[1].pk:
             raise exceptions.CredentialUserMismatch()
+        pending, user = found
         self._next = pending["next"]
         _finish(self.request, pending, user, device)
 

@@ -10,22 +10,24 @@ unless they are a member of the case themselves (least privilege).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Q
-from django.http import Http404
+from django.http import Http404, HttpRequest
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+    from django.contrib.auth.models import AnonymousUser
+    from django.contrib.auth.models import User as Account
 
     from .models import Case
 
-    User = AbstractBaseUser | AnonymousUser
+    # Who asks: a signed-in account or the anonymous visitor.
+    User = Account | AnonymousUser
 
 ADMIN_GROUP = "Admin"
 INVESTIGATOR_GROUP = "Investigator"
@@ -109,8 +111,20 @@ ROLE_GROUPS: dict[str, frozenset[str]] = {
 }
 
 
-def _is_active_user(user: User | None) -> bool:
+def is_active_account(user: User | None) -> TypeGuard[Account]:
+    """A signed-in, active account (what every rule below starts from)."""
     return bool(user is not None and user.is_authenticated and user.is_active)
+
+
+_is_active_user = is_active_account
+
+
+def account_of(request: HttpRequest) -> Account:
+    """The signed-in account behind a request: every page but sign-in needs one (the
+    middleware sends anyone else to sign in), so none here is a refusal, not a crash."""
+    if not is_active_account(request.user):
+        raise PermissionDenied
+    return request.user
 
 
 def is_system_admin(user: User | None) -> bool:
@@ -171,7 +185,7 @@ def role_in(user: User | None, case: Case) -> str | None:
     if not _is_active_user(user):
         return None
     if getattr(case, "viewer_id", None) == user.pk:  # annotated by get_case_for_user
-        return case.viewer_role
+        return case.viewer_role  # type: ignore[attr-defined]  # its annotation
     from .models import Membership
 
     return (
@@ -226,6 +240,8 @@ def get_case_for_user(user: User | None, reference: str, action: str = Action.VI
     """
     from .models import Case, Membership
 
+    if not _is_active_user(user):
+        raise Http404  # nobody signed in sees no case, as visible_to would say
     role = Membership.objects.filter(
         active_membership_q(), user=user, case=models.OuterRef("pk")
     ).values("role")[:1]

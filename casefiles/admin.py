@@ -63,7 +63,7 @@ class MembershipAdminForm(forms.ModelForm):
         fields = ["user", "case", "role", "expires_at"]
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         role = data.get("role")
         if "user" in self.fields:  # adding: the user is chosen
             user = data.get("user")
@@ -107,7 +107,9 @@ class MembershipAdmin(AtharModelAdmin):
         # audit entry; the admin's usual request-wide transaction would hold it open
         # around it (Django refuses a durable block nested in another). The service is
         # the whole write: the admin's own LogEntry follows it.
-        return self._changeform_view(request, object_id, form_url, extra_context)
+        return self._changeform_view(  # type: ignore[attr-defined]  # Django's, unstubbed
+            request, object_id, form_url, extra_context
+        )
 
     form = MembershipAdminForm
     list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
@@ -116,8 +118,8 @@ class MembershipAdmin(AtharModelAdmin):
     search_fields = ["user__username", "case__reference"]
     actions = ["revoke"]
 
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
         return type(form.__name__, (form,), {"request_user": request.user})
 
     def get_readonly_fields(self, request, obj=None):
@@ -325,8 +327,8 @@ class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
             fixed += ["is_staff", "is_superuser"]
         return list(dict.fromkeys(fixed))
 
-    def get_form(self, request, obj=None, **kwargs):
-        form = super().get_form(request, obj, **kwargs)
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
         if obj is None or obj.pk == request.user.pk:
             return form
         case_access = holds_case_access(obj)
@@ -335,7 +337,7 @@ class AuditedUserAdmin(AtharAdminMixin, UserAdmin):
             return form
         was_admin = _powers(obj)[1]
 
-        class ChangeForm(form):
+        class ChangeForm(form):  # type: ignore[valid-type, misc]  # the admin's form class
             def __init__(self, *args, **kwargs):
                 super().__init__(*args, **kwargs)
                 if case_access and "password" in self.fields:

@@ -12,7 +12,7 @@ datetimes and decimals are stored exactly as the ORM stores them), defaults and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from django.db import connections, router
 from django.db.models import Model
@@ -57,7 +57,7 @@ def insert_rows(
     named = [f for f in fields if f.attname in given]
     defaulted = [f for f in fields if f.attname in fixed]
     constant = [f.get_db_prep_save(fixed[f.attname], connection) for f in defaulted]
-    columns = ", ".join(ops.quote_name(f.column) for f in named + defaulted)
+    columns = ", ".join(ops.quote_name(cast(str, f.column)) for f in named + defaulted)
     marks = ", ".join(["%s"] * (len(named) + len(defaulted)))
     sql = (
         f"{ops.insert_statement(on_conflict=on_conflict)} {ops.quote_name(meta.db_table)} "
@@ -70,7 +70,11 @@ def insert_rows(
     ]
     if returning:
         return _insert_returning(
-            connection, sql.removesuffix(f"VALUES ({marks})"), marks, params, meta.pk.column
+            connection,
+            sql.removesuffix(f"VALUES ({marks})"),
+            marks,
+            params,
+            cast(str, meta.pk.column),
         )
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)

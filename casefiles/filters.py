@@ -2,6 +2,7 @@ import django_filters
 from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
+from django_filters.widgets import DateRangeWidget
 
 from .audit_actions import declared_actions
 from .models import AuditEntry, Case
@@ -38,7 +39,7 @@ class AuditEntryFilter(django_filters.FilterSet):
     target_id = django_filters.CharFilter(label=_("Object id"))
     at = django_filters.DateFromToRangeFilter(
         label=_("Date"),
-        widget=django_filters.widgets.DateRangeWidget(attrs={"type": "date"}),
+        widget=DateRangeWidget(attrs={"type": "date"}),
     )
 
     class Meta:

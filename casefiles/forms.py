@@ -87,3 +87,20 @@ class MembershipChangeForm(forms.Form):
         if current is not None and day == current.astimezone(UTC).date():
             return current  # the day shown, unchanged: keep the exact time
         return datetime.combine(day, time.max, tzinfo=UTC) if day else None
+
+
+def choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """``form.fields[name]`` as the choice field it is, to give it its choices for this
+    request (``fields`` is typed as holding plain ``Field``s)."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{name} is not a choice field")
+    return field
+
+
+def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceField:
+    """``form.fields[name]`` as the model choice field it is, to give it its queryset."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ModelChoiceField):
+        raise TypeError(f"{name} is not a model choice field")
+    return field

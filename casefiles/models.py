@@ -160,6 +160,9 @@ class AuditEntry(models.Model):
 class AccessRequest(models.Model):
     """A user asks to join a case; a lead of the case or a system admin decides."""
 
+    # Not stored: set on the request in hand when its approval waits for a second admin.
+    pending_grant: "GrantRequest | None" = None
+
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
         APPROVED = "approved", _("Approved")

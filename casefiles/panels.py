@@ -50,5 +50,7 @@ def render_panels(slot: str, context: Context, *objects: Any) -> SafeString:
 def render_snippet(context: Context, template_name: str, values: dict[str, Any]) -> SafeString:
     """``template_name`` rendered with ``values`` alone, as an inclusion tag does (the
     context processors are not run again: a panel adds no query of theirs)."""
+    if context.template is None:
+        raise ValueError("a panel renders inside a template")
     template = context.template.engine.get_template(template_name)
     return template.render(context.new(values))

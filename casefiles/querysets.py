@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from django.db import models
 
@@ -22,7 +22,7 @@ class CaseScopedQuerySet(models.QuerySet):
 
     case_field = "case"
 
-    def visible_to(self, user: User | None) -> models.QuerySet:
+    def visible_to(self, user: User | None) -> Self:
         return self.filter(**{f"{self.case_field}__in": access.visible_case_ids(user)})
 
 

@@ -14,7 +14,14 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from . import audit
-from .access import Action, active_membership_q, can, get_case_for_user, is_system_admin
+from .access import (
+    Action,
+    account_of,
+    active_membership_q,
+    can,
+    get_case_for_user,
+    is_system_admin,
+)
 from .access_views import EXPIRING_DAYS
 from .exports import csv_cell
 from .filters import AuditEntryFilter
@@ -31,7 +38,7 @@ from .models import (
 @require_GET
 def case_list(request: HttpRequest) -> HttpResponse:
     my_role = Membership.objects.filter(
-        active_membership_q(), user=request.user, case=OuterRef("pk")
+        active_membership_q(), user=account_of(request), case=OuterRef("pk")
     ).values("role")[:1]
     cases = list(Case.objects.visible_to(request.user).annotate(my_role=Subquery(my_role)))
     for case in cases:
@@ -56,7 +63,7 @@ def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
         {
             "case": case,
             "members": members,
-            "my_role": Membership.Role(case.viewer_role),
+            "my_role": Membership.Role(case.viewer_role),  # type: ignore[attr-defined]  # annotated
             "can_manage_members": can(request.user, Action.MANAGE_MEMBERS, case),
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
         },
@@ -84,12 +91,12 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     """
     filterset = _audit_filterset(request)
     head = _head_seq()
-    upto = request.GET.get("upto", "")
-    upto = min(int(upto), head) if re.fullmatch(r"[0-9]{1,18}", upto) else head
+    asked_upto = request.GET.get("upto", "")
+    upto = min(int(asked_upto), head) if re.fullmatch(r"[0-9]{1,18}", asked_upto) else head
     # A filter the form refuses (an action no app declares, a case that is not one) lists
     # nothing and says why: leaving it out would show the whole log as if it matched.
     valid = filterset.is_valid()
-    entries = filterset.qs if valid else filterset.queryset.none()
+    entries = filterset.qs if valid else AuditEntry.objects.none()
     page = Paginator(entries.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
     filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
     audit.record(request.user, "audit.view", filters=filters_used)

@@ -37,7 +37,7 @@ class Seeder:
         self.created = 0
         self.users: dict[str, Any] = {}
         self.people: dict[str, Person] = {}
-        self.case: Case | None = None
+        self.case: Case  # the main case, set once the cases exist (run)
 
     def run(self) -> int:
         self.accounts()
@@ -232,16 +232,16 @@ class Seeder:
                     bodies=bodies,
                 )
                 self._made(f"consent of {person.code}")
-        for key, granted_on, scopes, how, on in story.WITHDRAWALS:
+        for key, granted_on, withdrawn, how, on in story.WITHDRAWALS:
             person = self.people[key]
             grant = Consent.objects.get(
                 person=person, case=self.case, kind=Consent.Kind.GRANT, given_on=granted_on
             )
             if not grant.withdrawals.exists():
                 people_services.withdraw_consent(
-                    actor=actor, consent=grant, how=how, given_on=on, scopes=scopes
+                    actor=actor, consent=grant, how=how, given_on=on, scopes=withdrawn
                 )
-                self._made(f"{person.code} withdrew {', '.join(scopes)}")
+                self._made(f"{person.code} withdrew {', '.join(withdrawn)}")
 
     # --- the identification, and a later link of custody ------------------------------
 

@@ -9,6 +9,7 @@ person is accidental.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from typing import Any
 
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role
 
@@ -28,7 +29,7 @@ def demo_password(username: str) -> str:
 
 MAIN_CASE = "DEMO-2014-001"
 
-DEMO_CASES = [
+DEMO_CASES: list[dict[str, Any]] = [
     {
         "reference": MAIN_CASE,
         "title": "Photographs of detainees (fictional) — صور المعتقلين",
@@ -67,7 +68,7 @@ CARD_FOLDER = "camera-card"  # under $ATHAR_DATA_DIR/demo/
 
 # The people, in the order they are registered. ``key`` names them below; ``by`` is the
 # demo user who registers them; ``roles`` are further roles in the case.
-PEOPLE = [
+PEOPLE: list[dict[str, Any]] = [
     {
         "key": "detainee",
         "by": "investigator",
@@ -137,7 +138,7 @@ RELATIONS = [("mother", "mother", "victim")]
 
 # Consents: (who, scopes, how, given on, named bodies); then withdrawals:
 # (who, the given date of the consent withdrawn, scopes withdrawn, how, on).
-CONSENTS = [
+CONSENTS: list[tuple[str, list[str], str, date, str]] = [
     (
         "detainee",
         ["investigation", "prosecution", "sharing"],
@@ -157,7 +158,7 @@ CONSENTS = [
 ]
 WITHDRAWALS = [("mother", date(2014, 4, 2), ["publication"], "oral_recorded", date(2014, 6, 1))]
 
-TESTIMONY = {
+TESTIMONY: dict[str, Any] = {
     "witness": "detainee",
     "by": "investigator",
     "approver": "lead",
@@ -189,7 +190,7 @@ REVISION_REASON = (
 )
 
 # The mother recognises her son in one photograph of the card.
-IDENTIFICATION = {
+IDENTIFICATION: dict[str, Any] = {
     "photo": 30,  # its index on the camera card (a scene of its own)
     "witness": "mother",
     "identified": "victim",
@@ -202,7 +203,7 @@ IDENTIFICATION = {
 }
 
 # A later link of that photo's chain of custody: copied to the lawyers' review set.
-CUSTODY = {
+CUSTODY: dict[str, Any] = {
     "action": "transferred",
     "by": "investigator",
     "at": datetime(2014, 4, 10, 14, 0, tzinfo=UTC),

@@ -1,5 +1,6 @@
 import django_filters
 from django.utils.translation import gettext_lazy as _
+from django_filters.widgets import DateRangeWidget
 
 from casefiles.filters import AnyYesNo
 from people.protection import withheld_testimonies
@@ -12,7 +13,7 @@ class EvidenceFilter(django_filters.FilterSet):
     taken = django_filters.DateFromToRangeFilter(
         label=_("Date taken"),
         field_name="provenance__taken_date",
-        widget=django_filters.widgets.DateRangeWidget(attrs={"type": "date"}),
+        widget=DateRangeWidget(attrs={"type": "date"}),
     )
     camera = django_filters.ChoiceFilter(
         label=_("Camera"), field_name="provenance__camera_model", choices=[]
@@ -35,7 +36,10 @@ class EvidenceFilter(django_filters.FilterSet):
 
     def __init__(self, *args, case, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.filters["batch"].queryset = IntakeBatch.objects.filter(case=case)
+        batch = self.filters["batch"]
+        if not isinstance(batch, django_filters.ModelChoiceFilter):
+            raise TypeError("batch is a model choice filter")
+        batch.queryset = IntakeBatch.objects.filter(case=case)
         # A camera only a withheld item was taken with is not offered: its name is
         # the metadata of a statement the user may not read.
         cameras = (

@@ -3,6 +3,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from casefiles.forms import model_choice_field
 from people.models import Person, Testimony
 
 from .models import CustodyEvent, Identification
@@ -31,7 +32,9 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(
+    # A declared field, taken out of the class by Django's form metaclass: it never
+    # shadows ``BaseForm.files`` at run time, as the stubs fear.
+    files = MultipleFileField(  # type: ignore[assignment]
         label=_("Files"),
         help_text=_("One or several files, or a ZIP archive of a whole folder or drive."),
     )
@@ -71,19 +74,22 @@ class ItemForm(forms.Form):
         label=_("Tags"), required=False, help_text=_("Separated by commas."), max_length=600
     )
     source_person = forms.ModelChoiceField(
-        label=_("Source"), queryset=None, required=False, help_text=_("Who gave this item.")
+        label=_("Source"),
+        queryset=Person.objects.none(),
+        required=False,
+        help_text=_("Who gave this item."),
     )
     testimony = forms.ModelChoiceField(
         label=_("Attached to testimony"),
-        queryset=None,
+        queryset=Testimony.objects.none(),
         required=False,
         help_text=_("A recording, scanned statement or drawing that belongs to a testimony."),
     )
 
     def __init__(self, *args, case, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["source_person"].queryset = people_of(case, user)
-        self.fields["testimony"].queryset = (
+        model_choice_field(self, "source_person").queryset = people_of(case, user)
+        model_choice_field(self, "testimony").queryset = (
             Testimony.objects.visible_to(user).filter(case=case).select_related("witness")
         )
 
@@ -96,8 +102,8 @@ class ItemForm(forms.Form):
 
 
 class IdentificationForm(forms.Form):
-    witness = forms.ModelChoiceField(label=_("Witness"), queryset=None)
-    identified = forms.ModelChoiceField(label=_("Recognises"), queryset=None)
+    witness = forms.ModelChoiceField(label=_("Witness"), queryset=Person.objects.none())
+    identified = forms.ModelChoiceField(label=_("Recognises"), queryset=Person.objects.none())
     confidence = forms.ChoiceField(label=_("Confidence"), choices=Identification.Confidence)
     method = forms.ChoiceField(label=_("How"), choices=Identification.Method)
     identified_on = forms.DateField(
@@ -107,11 +113,11 @@ class IdentificationForm(forms.Form):
 
     def __init__(self, *args, case, user, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["witness"].queryset = people_of(case, user)
-        self.fields["identified"].queryset = people_of(case, user)
+        model_choice_field(self, "witness").queryset = people_of(case, user)
+        model_choice_field(self, "identified").queryset = people_of(case, user)
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if data.get("witness") and data.get("witness") == data.get("identified"):
             self.add_error("identified", _("A witness identifies someone else."))
         return data
@@ -137,7 +143,7 @@ class CustodyEventForm(forms.Form):
     notes = forms.CharField(label=_("Notes"), widget=forms.Textarea, required=False)
 
     # What each kind of event cannot be recorded without.
-    NEEDS = {
+    NEEDS: dict[str, tuple[str, ...]] = {
         CustodyEvent.Action.TRANSFERRED: ("from_custodian", "to_custodian"),
         CustodyEvent.Action.RETURNED: ("to_custodian",),
         CustodyEvent.Action.ANALYSED: ("purpose",),
@@ -171,8 +177,8 @@ class CustodyEventForm(forms.Form):
         return purpose
 
     def clean(self):
-        data = super().clean()
-        for name in self.NEEDS.get(data.get("action"), ()):
+        data = super().clean() or {}
+        for name in self.NEEDS.get(str(data.get("action", "")), ()):
             if not data.get(name, "").strip():
                 self.add_error(name, _("Needed for this kind of event."))
         return data

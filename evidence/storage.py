@@ -8,7 +8,7 @@ storage backend, and refuses what an evidence store must never do.
 from __future__ import annotations
 
 import os
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from django.core.files.base import File
 from django.core.files.storage import Storage, storages
@@ -27,7 +27,7 @@ __all__ = [
 
 
 @deconstructible
-class EvidenceStorage(WriteOnceStore, Storage):
+class EvidenceStorage(WriteOnceStore, Storage):  # type: ignore[misc]  # open: the store's
     """Write-once files under ``location`` (default: ``settings.STORAGE_ROOT``)."""
 
     def __init__(self, location: str | os.PathLike | None = None) -> None:
@@ -55,7 +55,7 @@ class EvidenceStorage(WriteOnceStore, Storage):
         app itself reaches files only through ``open``, ``verify``, ``exists``, ``size``."""
         return str(self._file(name))
 
-    def url(self, name: str) -> str:
+    def url(self, name: str | None) -> str:
         raise NotImplementedError("Evidence is served only through access-checked views.")
 
     def listdir(self, path: str):
@@ -68,4 +68,4 @@ class EvidenceStorage(WriteOnceStore, Storage):
 
 
 def evidence_storage() -> EvidenceStorage:
-    return storages["evidence"]
+    return cast(EvidenceStorage, storages["evidence"])

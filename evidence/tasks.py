@@ -53,7 +53,7 @@ def resume_staged_batches() -> list[int]:
         result.args_kwargs["args"][0]
         for result in DBTaskResult.objects.ready().filter(task_path=ingest_staged_batch.module_path)
     }
-    unfinished = (
+    unfinished: list[IntakeBatch] = list(
         IntakeBatch.objects.filter(
             source_root__startswith=PREFIX,
             status__in=[

@@ -7,13 +7,14 @@ from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
-from casefiles.access import Action, can, get_case_for_user
+from casefiles.access import Action, account_of, can, get_case_for_user
 from people.protection import attachment_refusal, withheld_testimonies
 
 from . import services, tasks
@@ -226,7 +227,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     )
     for n in near:
         if not n["withheld"]:
-            n["thumbnail_url"] = thumbnail_url(
+            n["thumbnail_url"] = thumbnail_url(  # type: ignore[misc]  # a row plus its URL
                 request.user, case.reference, n["reference"], n["pk"]
             )
     derivatives = set(
@@ -271,7 +272,7 @@ def _open_derivative(derivative: Derivative) -> FileResponse:
     return FileResponse(fh, content_type=derivative.media_type)
 
 
-def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponse:
+def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponseBase:
     derivative = Derivative.objects.filter(original=item.original_id, kind=kind).first()
     if derivative is None and kind == Derivative.Kind.PREVIEW:
         derivative = services.ensure_preview(item)
@@ -296,7 +297,7 @@ def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponse:
 
 
 @require_GET
-def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
     """Served only with a token from a page that showed (and audited) the item."""
     case, item = _item(request, ref, item_ref)
     if refused := _withheld(request, case, item, "thumbnail"):
@@ -307,7 +308,7 @@ def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
 
 
 @require_GET
-def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
+def preview(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
     case, item = _item(request, ref, item_ref)
     if refused := _withheld(request, case, item, "preview"):
         return refused
@@ -317,7 +318,7 @@ def preview(request: HttpRequest, ref: str, item_ref: str) -> FileResponse:
 
 
 @require_GET
-def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
     """The original, byte for byte, as an attachment; a custody event and an audit entry."""
     case, item = _item(request, ref, item_ref, Action.DOWNLOAD_ORIGINAL)
     if refused := _withheld(request, case, item, "original"):
@@ -441,7 +442,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
             transaction.on_commit(lambda: tasks.group_near_duplicates.enqueue(case.pk))
         else:
             transaction.on_commit(
-                lambda: tasks.ingest_staged_batch.enqueue(batch.pk, request.user.pk)
+                lambda: tasks.ingest_staged_batch.enqueue(batch.pk, account_of(request).pk)
             )
         return redirect(batch)
     return render(request, "evidence/upload.html", {"case": case, "form": form})

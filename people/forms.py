@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.access import active_membership_q
+from casefiles.forms import choice_field, model_choice_field
 
 from .models import Consent, ConsentScope, Identity, Person, Relation, RoleKind, Testimony
 from .protection import testimony_refusal
@@ -58,7 +59,7 @@ class PersonForm(forms.Form):
         return value
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if not (data.get("name_ar", "").strip() or data.get("name_latin", "").strip()):
             raise forms.ValidationError(_("Give the name in Arabic or in Latin script."))
         return data
@@ -123,7 +124,7 @@ class ConsentForm(forms.Form):
     notes = _area(_("Notes"), rows=2)
 
     def clean(self):
-        data = super().clean()
+        data = super().clean() or {}
         if ConsentScope.SHARING in data.get("scopes", []) and not data.get("bodies", "").strip():
             self.add_error("bodies", _("Name the bodies the testimony may be shared with."))
         return data
@@ -141,7 +142,7 @@ class WithdrawalForm(forms.Form):
 
     def __init__(self, *args, in_force: list[str], **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scopes"].choices = [(s, ConsentScope(s).label) for s in in_force]
+        choice_field(self, "scopes").choices = [(s, ConsentScope(s).label) for s in in_force]
 
 
 class RelationForm(forms.Form):
@@ -151,7 +152,7 @@ class RelationForm(forms.Form):
     def __init__(self, *args, people, **kwargs):
         super().__init__(*args, **kwargs)
         self.people = {p.code: p for p in people}
-        self.fields["other"].choices = [(c, c) for c in self.people]
+        choice_field(self, "other").choices = [(c, c) for c in self.people]
 
     def clean_other(self):
         return self.people[self.cleaned_data["other"]]
@@ -181,14 +182,15 @@ class TestimonyForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.case, self.user = case, user
         self.people = {p.code: p for p in people}
-        self.fields["witness"].choices = [(c, c) for c in self.people]
-        self.fields["interviewers"].queryset = (
+        choice_field(self, "witness").choices = [(c, c) for c in self.people]
+        model_choice_field(self, "interviewers").queryset = (
             get_user_model()
             .objects.filter(case_memberships__in=case.memberships.filter(active_membership_q()))
             .order_by("username")
         )
         # Names as colleagues know them, the account beside it to tell two alike apart.
-        self.fields["interviewers"].label_from_instance = lambda user: (
+        interviewers = model_choice_field(self, "interviewers")
+        interviewers.label_from_instance = lambda user: (  # type: ignore[method-assign, assignment]
             f"{user.get_full_name()} ({user.get_username()})"
             if user.get_full_name()
             else user.get_username()
@@ -222,6 +224,6 @@ class DecisionForm(forms.Form):
             Testimony.Status.APPROVED: _("Approve (locks the testimony)"),
             Testimony.Status.RETURNED: _("Return with a comment"),
         }
-        self.fields["to_status"].choices = [(t, labels[t]) for t in targets]
+        choice_field(self, "to_status").choices = [(t, labels[t]) for t in targets]
         if len(targets) == 1:  # the one step open (submitting a draft, say): chosen already
             self.fields["to_status"].initial = targets[0]

@@ -54,7 +54,7 @@ class RoleKind(models.TextChoices):
     PERPETRATOR = "perpetrator", _("Suspected perpetrator")
 
 
-CODE_PREFIXES = {
+CODE_PREFIXES: dict[str, str] = {
     RoleKind.WITNESS: "W",
     RoleKind.VICTIM: "V",
     RoleKind.SOURCE: "S",

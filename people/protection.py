@@ -14,11 +14,13 @@ from typing import TYPE_CHECKING, Any
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.access import ROLE_ACTIONS, Action, Role, can, role_in
+from casefiles.access import ROLE_ACTIONS, Action, Role, can, is_active_account, role_in
 
 from .models import Person, Testimony
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
     from casefiles.access import User
     from casefiles.models import Case
 
@@ -30,6 +32,8 @@ def _protection_bars(user: User | None, person: Any, case: Case) -> str | None:
     level = person.protection_level
     if level == Person.Protection.STANDARD:
         return None
+    if not is_active_account(user):
+        return level
     if role_in(user, case) == Role.LEAD or person.created_by_id == user.pk:
         return None
     if level == Person.Protection.HIGH and _interviewed_by(user, person, case):
@@ -46,7 +50,7 @@ def forget_interviewers(person: Any) -> None:
     person.__dict__.pop(_INTERVIEWED, None)
 
 
-def _interviewed_by(user: User | None, person: Any, case: Case) -> bool:
+def _interviewed_by(user: Account, person: Any, case: Case) -> bool:
     """Did ``user`` interview ``person`` for a testimony in ``case``? Asked once per
     request: the answer is kept on the person object (each request loads its own), as
     a page asks it for the reveal, the testimony form and the protection form."""
@@ -162,7 +166,7 @@ def withheld_testimonies(user: User | None, case: Case) -> models.QuerySet:
 
     testimonies = Testimony.objects.filter(case=case)
     role = role_in(user, case)
-    if role is None:
+    if role is None or not is_active_account(user):
         return testimonies.values("pk")
     if role in (Role.LAWYER, Role.LEAD):
         return testimonies.none().values("pk")

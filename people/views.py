@@ -107,7 +107,9 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
             refs = dict(visible_roles.values_list("person_id", "case__reference"))
             here = set(visible_roles.filter(case=case).values_list("person_id", flat=True))
             for person in matches:
-                person.link_ref = case.reference if person.pk in here else refs[person.pk]
+                person.link_ref = (  # type: ignore[attr-defined]  # for the template
+                    case.reference if person.pk in here else refs[person.pk]
+                )
     return render(
         request,
         "people/person_list.html",
@@ -226,7 +228,9 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
         .select_related("recorded_by", "withdraws")
     )
     for consent in consents:
-        consent.in_force = services.consent_in_force(consent) if consent.kind == "grant" else []
+        consent.in_force = (  # type: ignore[attr-defined]  # for the template
+            services.consent_in_force(consent) if consent.kind == "grant" else []
+        )
     # The role allows revealing identities; the person's protection level may still not.
     role_may_reveal = can(request.user, Action.REVEAL_IDENTITY, case)
     refusal = reveal_refusal(request.user, person, case) if role_may_reveal else None

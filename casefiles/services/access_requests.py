@@ -64,7 +64,7 @@ def decide_access_request(
         if approve:
             try:
                 membership = grant_within(
-                    actor=actor, case=req.case, user=req.user, role=role, expires_at=expires_at
+                    actor=actor, case=req.case, user=req.user, role=str(role), expires_at=expires_at
                 )
             except SecondAdminNeeded as needed:
                 # The request stays pending until another admin approves the grant.

@@ -66,7 +66,9 @@ def _chunks(source: SourceFile, result: IntakeResult | None = None) -> Iterator[
     try:
         member = zf.open(info)
     except (NotImplementedError, RuntimeError) as exc:
-        method = zipfile.compressor_names.get(info.compress_type, "unknown")
+        method = zipfile.compressor_names.get(  # type: ignore[attr-defined]  # private, stable
+            info.compress_type, "unknown"
+        )
         raise ValueError(
             f"ZIP member compressed with method {info.compress_type} ({method}), "
             f"which cannot be read here: {exc}"
@@ -74,7 +76,7 @@ def _chunks(source: SourceFile, result: IntakeResult | None = None) -> Iterator[
     # zipfile checks the CRC-32 after the last byte and raises, and the member would be
     # lost though every byte of it was read and hashed: the check is made here instead
     # (the same work), and a mismatch is flagged, the bytes kept as read.
-    member._expected_crc = None
+    member._expected_crc = None  # type: ignore[attr-defined]  # ZipExtFile's own check
     crc = read = 0
     # zipfile stops at the declared size; count anyway, the limits were checked against
     # the declared sizes before this member was queued.

@@ -34,7 +34,7 @@ def rehash(sf: StoredFile) -> tuple[str | None, str]:
     return digest.hexdigest(), ""
 
 
-_INTEGRITY = {
+_INTEGRITY: dict[str, str] = {
     CustodyEvent.HashResult.MATCH: EvidenceItem.Integrity.VERIFIED,
     CustodyEvent.HashResult.MISMATCH: EvidenceItem.Integrity.CHANGED,
     CustodyEvent.HashResult.MISSING: EvidenceItem.Integrity.MISSING,

@@ -54,7 +54,7 @@ def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
         audit.record(actor, "evidence.fixity_start", case=case, check=check.pk, files=len(files))
     changed, missing, ok = [], [], 0
     pending: list[tuple[list[EvidenceItem], str, str]] = []
-    batch_events: list[CustodyEvent] = []
+    batch_events: list[dict[str, Any]] = []
     for n, (file_id, sf) in enumerate(files.items(), 1):
         actual, unreadable = rehash(sf)
         if actual is None:

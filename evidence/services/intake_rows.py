@@ -248,7 +248,9 @@ def _intake_note(r: IntakeResult, *, in_case: bool) -> str:
     return NOTE_FIRST_READ
 
 
-def refresh_batch_counts(batch: IntakeBatch, problems: list[dict[str, str]], total: int) -> None:
+def refresh_batch_counts(
+    batch: IntakeBatch, problems: list[dict[str, str]], total: int | None
+) -> None:
     """Counts derived from what is in the database, so they are right after any crash
     (inside the caller's transaction); the batch in hand is given them too."""
     agg = batch.items.aggregate(

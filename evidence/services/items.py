@@ -47,12 +47,12 @@ def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: An
     """Change what is stated about an item (never its file or extracted metadata)."""
     from ..models import Tag
 
-    changes = {
+    changes: dict[str, Any] = {
         name: [str(getattr(item, name) or ""), str(value or "")]
         for name, value in fields.items()
         if getattr(item, name) != value
     }
-    before = sorted(item.tags.values_list("name", flat=True))
+    before: list[str] = sorted(item.tags.values_list("name", flat=True))
     if before != tags:
         changes["tags"] = [before, tags]
     if not changes:

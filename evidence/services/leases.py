@@ -76,7 +76,7 @@ def claim_batch(batch: IntakeBatch) -> bool:
         # a process here holds it for as long as it lives
         held = owner != _owner() and _owner_alive(owner)
     else:  # another machine holds it while its heartbeat is fresh
-        held = bool(owner) and fresh["heartbeat_at"] and fresh["heartbeat_at"] > now - LEASE
+        held = bool(owner) and bool(fresh["heartbeat_at"] and fresh["heartbeat_at"] > now - LEASE)
     if held:
         return False
     taken = IntakeBatch.objects.filter(

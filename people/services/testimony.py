@@ -3,6 +3,7 @@ and the diff between two versions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -44,7 +45,7 @@ def create_testimony(
     taken_at: datetime,
     language: str,
     mode: str,
-    interviewers: list[Any] = (),
+    interviewers: Sequence[Any] = (),
     interpreter: str = "",
     place: str = "",
     remote: bool = False,
@@ -216,7 +217,7 @@ def decide_testimony(
     return decision
 
 
-_VERB = {
+_VERB: dict[str, str] = {
     Testimony.Status.SUBMITTED: "submit",
     Testimony.Status.APPROVED: "approve",
     Testimony.Status.RETURNED: "return",

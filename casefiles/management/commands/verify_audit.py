@@ -37,6 +37,8 @@ class Command(BaseCommand):
         report, rows = verify_log()
         if not report.ok:
             raise CommandError(report.summary(), returncode=1)
+        if rows is None:  # verify_log checks the rows only once the chain is whole
+            raise CommandError(report.summary(), returncode=1)
         if not rows.ok:
             raise CommandError(f"{report.summary()}\n{rows.summary()}", returncode=1)
         self.stdout.write(f"{report.summary()}; {rows.summary()}")
