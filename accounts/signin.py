@@ -14,7 +14,7 @@ import hashlib
 import hmac
 import time
 from base64 import b32encode
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
@@ -40,6 +40,9 @@ from casefiles.access import account_of
 from . import services, twofactor
 from .forms import CodeForm, RecoveryCodeForm
 from .models import UserSession
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
 PENDING = "athar_2fa_pending"
 RECOVERY = "athar_recovery"
@@ -95,9 +98,9 @@ def _pending_user(request: HttpRequest) -> tuple[dict, Any] | None:
     return pending, user
 
 
-def _finish(request: HttpRequest, pending: dict, user: Any, device: Any) -> None:
+def _finish(request: HttpRequest, pending: dict, user: Account, device: Any) -> None:
     request.session.pop(PENDING, None)
-    user.otp_device = device  # django-otp's login receiver keeps it in the session
+    user.otp_device = device  # type: ignore[attr-defined]  # django-otp keeps it in the session
     login(request, user, backend=pending["backend"])
 
 
@@ -128,7 +131,7 @@ def login_verify(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _wrong_code(request: HttpRequest, pending: dict, user: Any, action: str) -> bool:
+def _wrong_code(request: HttpRequest, pending: dict, user: Account, action: str) -> bool:
     """Count a wrong code against this sign-in; True when it has had too many."""
     pending["tries"] += 1
     request.session[PENDING] = pending
@@ -140,7 +143,7 @@ def _wrong_code(request: HttpRequest, pending: dict, user: Any, action: str) -> 
     return False
 
 
-def _enrolment_code(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
+def _enrolment_code(request: HttpRequest, pending: dict, user: Account) -> HttpResponse:
     """Before any key is made or shown: the one-time code an admin handed over."""
     form = CodeForm(request.POST or None)
     form.fields["code"].label = _("Enrolment code")
@@ -161,7 +164,7 @@ def _enrolment_code(request: HttpRequest, pending: dict, user: Any) -> HttpRespo
     )
 
 
-def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
+def _enrol(request: HttpRequest, pending: dict, user: Account) -> HttpResponse:
     if not pending.get("enrolment_code"):
         return _enrolment_code(request, pending, user)
     device = services.start_totp_enrolment(user=user, device_id=pending.get("device"))
@@ -207,7 +210,9 @@ def _enrol(request: HttpRequest, pending: dict, user: Any) -> HttpResponse:
 # Recovery of a forgotten password ---------------------------------------------------
 
 
-def _recovery_failed(request: HttpRequest, username: str, user: Any, **details: Any) -> None:
+def _recovery_failed(
+    request: HttpRequest, username: str, user: Account | None, **details: Any
+) -> None:
     """A wrong recovery code counts against the (username, address) pair as a wrong
     password does (django-axes), and is audited; so is a try while locked out."""
     if not details.get("locked_out"):
@@ -328,7 +333,7 @@ def security(request: HttpRequest) -> HttpResponse:
     account = account_of(request)
     sessions = UserSession.objects.filter(user=account, ended_at__isnull=True)
     remaining = StaticToken.objects.filter(device__user=account).count()
-    keys = WebAuthnCredential.objects.filter(user=request.user, confirmed=True)
+    keys = WebAuthnCredential.objects.filter(user=account_of(request), confirmed=True)
     return render(
         request,
         "accounts/security.html",
@@ -344,7 +349,7 @@ def security(request: HttpRequest) -> HttpResponse:
 @require_POST
 def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
     count = services.end_user_sessions(
-        actor=request.user, user=request.user, keep=request.session.session_key
+        actor=account_of(request), user=account_of(request), keep=request.session.session_key
     )
     messages.success(request, _("Signed out of %(n)d other sessions.") % {"n": count})
     return redirect("security")
@@ -352,7 +357,7 @@ def sign_out_everywhere(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def renew_backup_codes(request: HttpRequest) -> HttpResponse:
-    codes = services.regenerate_backup_codes(user=request.user)
+    codes = services.regenerate_backup_codes(user=account_of(request))
     return render(
         request,
         "accounts/backup_codes.html",

@@ -7,7 +7,7 @@ only; settings refuse it in production) exempts the accounts ``seed_demo`` creat
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 import qrcode
 import qrcode.image.svg
@@ -19,6 +19,9 @@ from django_otp.plugins.otp_static.models import StaticDevice
 from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 TOTP_CODE = re.compile(r"^\d{6}$")
 BACKUP_DEVICE_NAME = "backup"
 # The accounts `seed_demo` creates (demo/story.py), named here so that the sign-in rule
@@ -26,18 +29,18 @@ BACKUP_DEVICE_NAME = "backup"
 DEMO_USERNAMES = frozenset({"admin", "lead", "investigator", "lawyer", "observer"})
 
 
-def is_exempt(user: Any) -> bool:
+def is_exempt(user: Account) -> bool:
     """Demo accounts in demo mode sign in with a password alone; nobody else does."""
     if not settings.ATHAR_DEMO_MODE or settings.PRODUCTION:
         return False
     return user.get_username() in DEMO_USERNAMES
 
 
-def has_security_key(user: Any) -> bool:
+def has_security_key(user: Account) -> bool:
     return WebAuthnCredential.objects.filter(user=user, confirmed=True).exists()
 
 
-def has_confirmed_device(user: Any) -> bool:
+def has_confirmed_device(user: Account) -> bool:
     return (
         TOTPDevice.objects.filter(user=user, confirmed=True).exists()
         or has_security_key(user)
@@ -45,7 +48,7 @@ def has_confirmed_device(user: Any) -> bool:
     )
 
 
-def verify_code(user: Any, code: str) -> TOTPDevice | StaticDevice | None:
+def verify_code(user: Account, code: str) -> TOTPDevice | StaticDevice | None:
     """The device that accepts ``code`` (a 6-digit TOTP or a backup code), or None.
 
     Six digits are tried only against TOTP devices, anything else only against backup

@@ -19,6 +19,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import access
+from casefiles.access import account_of
 from casefiles.models import Membership
 
 from . import services, twofactor
@@ -107,14 +108,14 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     subject = get_object_or_404(get_user_model(), pk=pk)
     try:
         if action == "end-sessions":
-            services.end_user_sessions(actor=request.user, user=subject)
+            services.end_user_sessions(actor=account_of(request), user=subject)
             messages.success(request, _("All sessions of this user were ended."))
         elif action == "deactivate":
-            services.deactivate_user(actor=request.user, user=subject)
+            services.deactivate_user(actor=account_of(request), user=subject)
             messages.success(request, _("The account was deactivated; its history is kept."))
         elif action == "reset-2fa":
             asked, done = services.ask_second_factor_reset(
-                actor=request.user,
+                actor=account_of(request),
                 user=subject,
                 reason=request.POST.get("reason", ""),
                 password=request.POST.get("password") == "1",
@@ -129,7 +130,7 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
                 raise Http404
             pending = get_object_or_404(SecondFactorReset, pk=int(asked_pk), user=subject)
             done = services.decide_second_factor_reset(
-                actor=request.user, request=pending, approve=action == "reset-2fa-approve"
+                actor=account_of(request), request=pending, approve=action == "reset-2fa-approve"
             )
             if done is not None:
                 return _enrolment_code_page(request, subject, *done, reset=pending)
@@ -139,7 +140,9 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
                 raise ValidationError(_("This user has a second factor; reset it first."))
             if services.code_needs_two_admins(subject):
                 raise ValidationError(_("This account has access: ask, and another admin decides."))
-            code, expires_at = services.issue_enrolment_code(actor=request.user, user=subject)
+            code, expires_at = services.issue_enrolment_code(
+                actor=account_of(request), user=subject
+            )
             return _enrolment_code_page(request, subject, code, expires_at)
         else:
             raise Http404

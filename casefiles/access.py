@@ -259,7 +259,7 @@ def get_case_for_user(user: User | None, reference: str, action: str = Action.VI
     return case
 
 
-def check_role_allowed(user: Any, role: str) -> None:
+def check_role_allowed(user: Account, role: str) -> None:
     """Raise ValidationError unless ``user`` may be given ``role`` in a case."""
     if not user.is_active:
         raise ValidationError(_("An inactive account cannot be given access to a case."))

@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import access, services
+from .access import account_of
 from .forms import AccessRequestForm, CaseForm, DecisionForm, GrantForm, MembershipChangeForm
 from .models import (
     AccessRequest,
@@ -44,7 +45,7 @@ def request_access(request: HttpRequest) -> HttpResponse:
         if case is not None and access.role_in(request.user, case) is None:
             try:
                 services.request_access(
-                    user=request.user, case=case, reason=form.cleaned_data["reason"]
+                    user=account_of(request), case=case, reason=form.cleaned_data["reason"]
                 )
             except ValidationError as exc:
                 form.add_error(None, exc)
@@ -98,7 +99,7 @@ def access_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
         approve = "approve" in request.POST
         try:
             services.decide_access_request(
-                actor=request.user,
+                actor=account_of(request),
                 access_request=req,
                 approve=approve,
                 role=form.cleaned_data["role"] or None,
@@ -137,7 +138,7 @@ def membership_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     if membership is None:
         raise Http404
     services.revoke_membership(
-        actor=request.user, membership=membership, reason=request.POST.get("reason", "")
+        actor=account_of(request), membership=membership, reason=request.POST.get("reason", "")
     )
     messages.success(request, _("Access revoked."))
     if access.is_system_admin(request.user):
@@ -216,7 +217,7 @@ def case_create(request: HttpRequest) -> HttpResponse:
     form = CaseForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            case = services.create_case(actor=request.user, **form.cleaned_data)
+            case = services.create_case(actor=account_of(request), **form.cleaned_data)
         except ValidationError as exc:
             _add_service_errors(form, exc)
         else:
@@ -233,7 +234,7 @@ def case_members(request: HttpRequest, ref: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             result = services.grant_or_ask(
-                actor=request.user,
+                actor=account_of(request),
                 case=case,
                 user=form.user,
                 role=form.cleaned_data["role"],
@@ -290,7 +291,7 @@ def membership_change(request: HttpRequest, ref: str, membership_id: int) -> Htt
     if request.method == "POST" and form.is_valid():
         try:
             result = services.grant_or_ask(
-                actor=request.user,
+                actor=account_of(request),
                 case=case,
                 user=membership.user,
                 role=form.cleaned_data["role"],
@@ -321,7 +322,7 @@ def grant_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
     pending = get_object_or_404(GrantRequest, pk=pk)
     try:
         done = services.decide_grant(
-            actor=request.user, request=pending, approve=decision == "approve"
+            actor=account_of(request), request=pending, approve=decision == "approve"
         )
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))

@@ -8,7 +8,7 @@ any later deleted or altered, or any written some other way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -17,15 +17,20 @@ from casefiles.bulk import insert_rows
 
 from .models import CustodyEvent
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
+    from casefiles.models import Case
+
 
 def record_custody(
     events: Sequence[Mapping[str, Any]],
     /,
     *,
-    actor: Any,
+    actor: Account | None,
     action: str,
     target: Any = None,
-    case: Any = None,
+    case: Case | None = None,
     **details: Any,
 ) -> list[int]:
     """Write ``events`` (dicts keyed by column: ``case_id``, ``item_id``, ``actor_id``,

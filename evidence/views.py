@@ -133,7 +133,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         )
         .order_by("reference")
     )
-    filterset = EvidenceFilter(request.GET, queryset=items, case=case, user=request.user)
+    filterset = EvidenceFilter(request.GET, queryset=items, case=case, user=account_of(request))
     found = filterset.qs
     if filterset.is_bound and filterset.is_valid() and filterset.by_content():
         # A filter on what the file holds (its date, camera, look) would tell of a
@@ -324,7 +324,7 @@ def download(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
     if refused := _withheld(request, case, item, "original"):
         return refused
     fh, result = services.open_verified(item)
-    services.record_download(actor=request.user, item=item, result=result)
+    services.record_download(actor=account_of(request), item=item, result=result)
     if fh is None:
         # Recorded loudly above; a changed or missing original is not served, and the
         # member who may see the item is told why rather than given a bare "not found".
@@ -359,10 +359,10 @@ def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         "source_person": item.source_person_id,
         "testimony": item.testimony_id,
     }
-    form = ItemForm(request.POST or None, initial=initial, case=case, user=request.user)
+    form = ItemForm(request.POST or None, initial=initial, case=case, user=account_of(request))
     if request.method == "POST" and form.is_valid():
         data = dict(form.cleaned_data)
-        services.update_item(actor=request.user, item=item, tags=data.pop("tags"), **data)
+        services.update_item(actor=account_of(request), item=item, tags=data.pop("tags"), **data)
         return redirect(item)
     return render(request, "evidence/item_edit.html", {"case": case, "item": item, "form": form})
 
@@ -372,9 +372,9 @@ def identification_create(request: HttpRequest, ref: str, item_ref: str) -> Http
     case, item = _item(request, ref, item_ref, Action.ADD_PEOPLE)
     if refused := _withheld(request, case, item, "identification"):
         return refused  # naming who is in it means having seen it
-    form = IdentificationForm(request.POST or None, case=case, user=request.user)
+    form = IdentificationForm(request.POST or None, case=case, user=account_of(request))
     if request.method == "POST" and form.is_valid():
-        services.record_identification(actor=request.user, item=item, **form.cleaned_data)
+        services.record_identification(actor=account_of(request), item=item, **form.cleaned_data)
         return redirect(item)
     return render(
         request, "evidence/identification_form.html", {"case": case, "item": item, "form": form}
@@ -387,7 +387,9 @@ def custody_create(request: HttpRequest, ref: str, item_ref: str) -> HttpRespons
     case, item = _item(request, ref, item_ref, Action.RECORD_CUSTODY)
     form = CustodyEventForm(request.POST or None, item=item)
     if request.method == "POST" and form.is_valid():
-        event = services.record_custody_event(actor=request.user, item=item, **form.cleaned_data)
+        event = services.record_custody_event(
+            actor=account_of(request), item=item, **form.cleaned_data
+        )
         if event.hash_result == CustodyEvent.HashResult.MATCH:
             messages.success(
                 request, _("Recorded. The original was re-hashed and matches its hash.")
@@ -419,7 +421,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         files = form.cleaned_data["files"]
         batch = services.create_batch(
-            actor=request.user,
+            actor=account_of(request),
             case=case,
             source_root=f"{PREFIX}{request.user.get_username()}",
             acquired_from=form.cleaned_data["acquired_from"],
@@ -432,7 +434,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
             # Taken in now; grouping the new images with the case's near-duplicates waits
             # for a task, however many images the case holds.
             run_intake(
-                actor=request.user,
+                actor=account_of(request),
                 batch=batch,
                 listing=listing_for(batch),
                 jobs=1,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from casefiles import access
 from casefiles.querysets import AppendOnly, CaseScopedQuerySet
 
+if TYPE_CHECKING:
+    from casefiles.access import User
+
 
 class PersonQuerySet(CaseScopedQuerySet):
-    def visible_to(self, user: Any) -> PersonQuerySet:
+    def visible_to(self, user: User | None) -> PersonQuerySet:
         """People with a role in a case the user is a member of."""
         from .models import CaseRole
 

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, can, get_case_for_user
+from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.exports import csv_cell
 
 from . import services
@@ -100,7 +100,7 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
         lookup = NameLookupForm(request.POST)
         if lookup.is_valid():
             matches = services.find_people_by_name(
-                actor=request.user, case=case, name=lookup.cleaned_data["name"]
+                actor=account_of(request), case=case, name=lookup.cleaned_data["name"]
             )
             # Link each match through a case of the user where the person has a role.
             visible_roles = CaseRole.objects.visible_to(request.user).filter(person__in=matches)
@@ -176,7 +176,7 @@ def person_create(request: HttpRequest, ref: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             person = services.register_person(
-                actor=request.user,
+                actor=account_of(request),
                 case=case,
                 role=form.cleaned_data["role"],
                 identity=form.identity(),
@@ -287,7 +287,10 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             identity = services.reveal_identity(
-                actor=request.user, case=case, person=person, reason=form.cleaned_data["reason"]
+                actor=account_of(request),
+                case=case,
+                person=person,
+                reason=form.cleaned_data["reason"],
             )
         except ValidationError as exc:
             _form_errors(form, exc)
@@ -333,7 +336,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
         elif form.is_valid():
             try:
                 change = services.change_protection(
-                    actor=request.user,
+                    actor=account_of(request),
                     person=person,
                     level=form.cleaned_data["level"],
                     reason=form.cleaned_data["reason"],
@@ -376,7 +379,7 @@ def relation_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             services.relate_people(
-                actor=request.user,
+                actor=account_of(request),
                 case=case,
                 person=person,
                 kind=form.cleaned_data["kind"],
@@ -397,7 +400,7 @@ def consent_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             services.record_consent(
-                actor=request.user, case=case, person=person, **form.cleaned_data
+                actor=account_of(request), case=case, person=person, **form.cleaned_data
             )
         except ValidationError as exc:
             _form_errors(form, exc)
@@ -422,7 +425,9 @@ def consent_withdraw(request: HttpRequest, ref: str, code: str, consent_id: int)
     form = WithdrawalForm(request.POST or None, in_force=services.consent_in_force(consent))
     if request.method == "POST" and form.is_valid():
         try:
-            services.withdraw_consent(actor=request.user, consent=consent, **form.cleaned_data)
+            services.withdraw_consent(
+                actor=account_of(request), consent=consent, **form.cleaned_data
+            )
         except ValidationError as exc:
             _form_errors(form, exc)
         else:
@@ -445,13 +450,13 @@ def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:
         request.POST or None,
         case=case,
         people=people,
-        user=request.user,
+        user=account_of(request),
         initial={"witness": request.GET.get("witness", "")},
     )
     if request.method == "POST" and form.is_valid():
         try:
             testimony = services.create_testimony(
-                actor=request.user, case=case, **form.cleaned_data
+                actor=account_of(request), case=case, **form.cleaned_data
             )
         except ValidationError as exc:
             _form_errors(form, exc)
@@ -491,7 +496,7 @@ def _testimony_page(request, case, testimony, status=200):
         audit.record(
             request.user, "testimony.view", target=testimony, case=case, version=new.number
         )
-    targets = services.allowed_transitions(request.user, testimony)
+    targets = services.allowed_transitions(account_of(request), testimony)
     purposes = [p for p in ConsentScope.values if p != ConsentScope.SHARING]
     answers = services.sharing_answers(testimony=testimony, purposes=purposes)
     consent = {str(ConsentScope(p).label): answers[p] for p in purposes}
@@ -558,7 +563,7 @@ def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpRes
         elif form.is_valid():
             try:
                 services.revise_testimony(
-                    actor=request.user, testimony=testimony, **form.cleaned_data
+                    actor=account_of(request), testimony=testimony, **form.cleaned_data
                 )
             except ValidationError as exc:
                 _form_errors(form, exc)
@@ -579,11 +584,13 @@ def testimony_decide(request: HttpRequest, ref: str, testimony_id: int) -> HttpR
     case, testimony = _testimony(request, ref, testimony_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    targets = services.allowed_transitions(request.user, testimony)
+    targets = services.allowed_transitions(account_of(request), testimony)
     form = DecisionForm(request.POST, targets=targets)
     if form.is_valid():
         try:
-            services.decide_testimony(actor=request.user, testimony=testimony, **form.cleaned_data)
+            services.decide_testimony(
+                actor=account_of(request), testimony=testimony, **form.cleaned_data
+            )
         except ValidationError as exc:
             _form_errors(form, exc)
         else:

@@ -7,7 +7,7 @@ import hashlib
 import re
 import secrets
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import transaction
@@ -18,6 +18,9 @@ from casefiles.models import Membership
 
 from ..models import EnrolmentCode
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 # No 0/O, 1/I/L: read aloud or copied from paper without doubt. 16 of 31 signs: 79 bits.
 _ENROLMENT_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 
@@ -26,7 +29,9 @@ def _enrolment_digest(code: str) -> str:
     return hashlib.sha256(re.sub(r"[\s-]+", "", code or "").upper().encode()).hexdigest()
 
 
-def issue_enrolment_code(*, actor: Any, user: Any, recovery: bool = False) -> tuple[str, datetime]:
+def issue_enrolment_code(
+    *, actor: Account | None, user: Account, recovery: bool = False
+) -> tuple[str, datetime]:
     """A new one-time code with which ``user`` may set up a second factor; any earlier
     unused one stops working. Returns the code (shown once, never stored) and its expiry.
 
@@ -37,7 +42,9 @@ def issue_enrolment_code(*, actor: Any, user: Any, recovery: bool = False) -> tu
         return issue_code_within(actor=actor, user=user, recovery=recovery)
 
 
-def issue_code_within(*, actor: Any, user: Any, recovery: bool) -> tuple[str, datetime]:
+def issue_code_within(
+    *, actor: Account | None, user: Account, recovery: bool
+) -> tuple[str, datetime]:
     """``issue_enrolment_code`` inside a service's transaction already open (a reset)."""
     code = "-".join(
         "".join(secrets.choice(_ENROLMENT_ALPHABET) for _ in range(4)) for _ in range(4)
@@ -60,13 +67,15 @@ def issue_code_within(*, actor: Any, user: Any, recovery: bool) -> tuple[str, da
     return code, expires_at
 
 
-def _usable_enrolment_codes(user: Any):
+def _usable_enrolment_codes(user: Account):
     return EnrolmentCode.objects.filter(
         user=user, used_at__isnull=True, expires_at__gt=timezone.now()
     )
 
 
-def find_enrolment_code(user: Any, code: str, *, recovery: bool = False) -> EnrolmentCode | None:
+def find_enrolment_code(
+    user: Account, code: str, *, recovery: bool = False
+) -> EnrolmentCode | None:
     """The unused, unexpired enrolment code of ``user`` that ``code`` is, or None.
 
     A recovery code is found only as one (on the recovery page, in place of the
@@ -78,13 +87,13 @@ def find_enrolment_code(user: Any, code: str, *, recovery: bool = False) -> Enro
     )
 
 
-def recovery_code_usable(user: Any, pk: int) -> bool:
+def recovery_code_usable(user: Account, pk: int) -> bool:
     """Whether the recovery code ``pk`` of ``user`` is still unused and unexpired (not
     replaced by a newer code either)."""
     return _usable_enrolment_codes(user).filter(pk=pk, recovery=True).exists()
 
 
-def code_needs_two_admins(user: Any) -> bool:
+def code_needs_two_admins(user: Account) -> bool:
     """Whether an enrolment code for ``user`` takes a second admin's approval: for an
     account with case access, or an admin's. Handed a code and given a password, one admin
     could otherwise take over an account with no device yet (a new colleague already

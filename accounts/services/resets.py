@@ -4,7 +4,7 @@ another (docs/decisions/0003)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -21,9 +21,12 @@ from ..models import SecondFactorReset
 from .enrolment import issue_code_within
 from .sessions import _end_sessions
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 
 def reset_second_factor(
-    *, actor: Any, user: Any, password: bool = False, **details: Any
+    *, actor: Account, user: Account, password: bool = False, **details: Any
 ) -> tuple[str, datetime]:
     """Remove a user's devices (lost phone). The user sets up a new one at their next
     sign-in with the enrolment code returned here, which the admin hands over.
@@ -39,7 +42,7 @@ def reset_second_factor(
         return _reset(actor, user, password, **details)
 
 
-def _reset(actor: Any, user: Any, password: bool, **details: Any) -> tuple[str, datetime]:
+def _reset(actor: Account, user: Account, password: bool, **details: Any) -> tuple[str, datetime]:
     TOTPDevice.objects.filter(user=user).delete()
     StaticDevice.objects.filter(user=user).delete()
     WebAuthnCredential.objects.filter(user=user).delete()
@@ -57,7 +60,7 @@ def _reset(actor: Any, user: Any, password: bool, **details: Any) -> tuple[str, 
 
 
 def ask_second_factor_reset(
-    *, actor: Any, user: Any, reason: str, password: bool = False
+    *, actor: Account, user: Account, reason: str, password: bool = False
 ) -> tuple[SecondFactorReset, tuple[str, datetime] | None]:
     """An admin asks to reset a user's second factor (a lost phone), with the reason;
     with ``password``, the password too (forgotten: a recovery, see
@@ -99,7 +102,7 @@ def ask_second_factor_reset(
 
 
 def decide_second_factor_reset(
-    *, actor: Any, request: SecondFactorReset, approve: bool
+    *, actor: Account, request: SecondFactorReset, approve: bool
 ) -> tuple[str, datetime] | None:
     """Another admin approves (the reset is done, and the enrolment code returned to them
     to hand over) or refuses; whoever asked may withdraw (``approve`` False)."""
@@ -128,7 +131,7 @@ def decide_second_factor_reset(
     return None
 
 
-def _approve_reset(actor: Any, request: SecondFactorReset, *, sole_admin: bool):
+def _approve_reset(actor: Account, request: SecondFactorReset, *, sole_admin: bool):
     SecondFactorReset.objects.filter(pk=request.pk).update(
         outcome=SecondFactorReset.Outcome.APPROVED, decided_by=actor, decided_at=timezone.now()
     )

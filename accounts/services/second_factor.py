@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -18,8 +18,11 @@ from casefiles import audit
 from .. import twofactor
 from .enrolment import _usable_enrolment_codes
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevice:
+
+def start_totp_enrolment(*, user: Account, device_id: int | None = None) -> TOTPDevice:
     """The unconfirmed authenticator-app device of this enrolment (``device_id``, kept in
     the signing-in session), or a new one.
 
@@ -34,7 +37,7 @@ def start_totp_enrolment(*, user: Any, device_id: int | None = None) -> TOTPDevi
     return device
 
 
-def _new_backup_codes(user: Any) -> list[str]:
+def _new_backup_codes(user: Account) -> list[str]:
     StaticDevice.objects.filter(user=user).delete()
     device = StaticDevice.objects.create(user=user, name=twofactor.BACKUP_DEVICE_NAME)
     codes = [StaticToken.random_token() for _ in range(settings.ATHAR_BACKUP_CODES)]
@@ -48,7 +51,7 @@ class EnrolmentCodeSpent(ValidationError):
 
 def confirm_totp_device(
     *,
-    user: Any,
+    user: Account,
     device: TOTPDevice,
     code: str,
     enrolment_code: int,
@@ -88,7 +91,7 @@ def confirm_totp_device(
     return codes
 
 
-def regenerate_backup_codes(*, user: Any) -> list[str]:
+def regenerate_backup_codes(*, user: Account) -> list[str]:
     """Replace the user's backup codes; the old ones stop working at once."""
     with transaction.atomic(durable=True):
         codes = _new_backup_codes(user)

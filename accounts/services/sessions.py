@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,8 +15,11 @@ from casefiles import audit
 
 from ..models import UserSession
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def start_user_session(*, user: Any, session_key: str, ip: str | None, user_agent: str) -> None:
+
+def start_user_session(*, user: Account, session_key: str, ip: str | None, user_agent: str) -> None:
     """Remember a new signed-in session (the sign-in itself is audited by its signal)."""
     UserSession.objects.update_or_create(
         session_key=session_key,
@@ -44,7 +47,7 @@ def close_user_session(*, session_key: str | None) -> None:
         )
 
 
-def _end_sessions(user: Any, keep: str | None = None) -> int:
+def _end_sessions(user: Account, keep: str | None = None) -> int:
     store = import_module(settings.SESSION_ENGINE).SessionStore
     open_sessions = UserSession.objects.filter(user=user, ended_at__isnull=True)
     if keep:
@@ -56,7 +59,7 @@ def _end_sessions(user: Any, keep: str | None = None) -> int:
     return len(keys)
 
 
-def end_user_sessions(*, actor: Any, user: Any, keep: str | None = None) -> int:
+def end_user_sessions(*, actor: Account, user: Account, keep: str | None = None) -> int:
     """Sign ``user`` out everywhere (but the session ``keep``); returns how many ended."""
     with transaction.atomic(durable=True):
         count = _end_sessions(user, keep=keep)
@@ -64,7 +67,7 @@ def end_user_sessions(*, actor: Any, user: Any, keep: str | None = None) -> int:
     return count
 
 
-def deactivate_user(*, actor: Any, user: Any) -> None:
+def deactivate_user(*, actor: Account, user: Account) -> None:
     """Close an account: no sign-in, no case. Memberships and history stay as they are."""
     if user.pk == getattr(actor, "pk", None):
         raise ValidationError(_("You cannot deactivate your own account."))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -18,8 +18,11 @@ from ..models import (
 from .holders import check_not_held
 from .memberships import SecondAdminNeeded, _iso, ask_grant_within, grant_within
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def request_access(*, user: Any, case: Case, reason: str) -> AccessRequest:
+
+def request_access(*, user: Account, case: Case, reason: str) -> AccessRequest:
     """Ask to join ``case``. One pending request per user and case."""
     reason = (reason or "").strip()
     if not reason:
@@ -35,13 +38,13 @@ def request_access(*, user: Any, case: Case, reason: str) -> AccessRequest:
     return req
 
 
-def can_decide(actor: Any, access_request: AccessRequest) -> bool:
+def can_decide(actor: Account, access_request: AccessRequest) -> bool:
     return access.can(actor, access.Action.MANAGE_MEMBERS, access_request.case)
 
 
 def decide_access_request(
     *,
-    actor: Any,
+    actor: Account,
     access_request: AccessRequest,
     approve: bool,
     role: str | None = None,

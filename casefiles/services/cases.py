@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -11,10 +11,13 @@ from ..models import (
     Case,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 
 def create_case(
     *,
-    actor: Any,
+    actor: Account,
     reference: str,
     title: str,
     summary: str = "",
@@ -39,7 +42,7 @@ def create_case(
     return case
 
 
-def update_case(*, actor: Any, case: Case, **changes: Any) -> Case:
+def update_case(*, actor: Account, case: Case, **changes: Any) -> Case:
     """Change a case's descriptive fields; the audit entry keeps before and after."""
     before = {name: getattr(case, name) for name in changes}
     for name, value in changes.items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -15,8 +15,11 @@ from ..models import (
     AuditCheckpoint,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def create_audit_checkpoint(*, actor: Any = None) -> tuple[AuditCheckpoint, dict | None]:
+
+def create_audit_checkpoint(*, actor: Account | None = None) -> tuple[AuditCheckpoint, dict | None]:
     """Sign the Merkle root of every audit entry so far and store it.
 
     Returns the checkpoint and, when there is an earlier one, the consistency proof from
@@ -52,7 +55,9 @@ def create_audit_checkpoint(*, actor: Any = None) -> tuple[AuditCheckpoint, dict
     return row, consistency
 
 
-def _store_checkpoint(actor: Any, signed: Any, key: Any, reply: bytes) -> AuditCheckpoint:
+def _store_checkpoint(
+    actor: Account | None, signed: Any, key: Any, reply: bytes
+) -> AuditCheckpoint:
     size, root = signed.size, signed.root
     with transaction.atomic(durable=True):
         row = AuditCheckpoint.objects.create(

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
@@ -12,6 +12,9 @@ from .. import access
 from ..models import (
     AuditEntry,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
 # Actions by which an admin may hold an account's password or second factor: creating
 # it (they chose its password), issuing its enrolment code, or approving its recovery
@@ -23,7 +26,7 @@ _TAKES_HOLD_OF_ACCOUNT = (
 )
 
 
-def holders(user: Any):
+def holders(user: Account):
     """The ids of every account that may hold ``user``'s password or second factor
     (created, enrolled or recovered it). Read from the audit log, which nobody can edit.
     The one answer to "who holds whom" (docs/decisions/0005)."""
@@ -35,7 +38,7 @@ def holders(user: Any):
     ).values("actor_id")
 
 
-def holds(actor: Any, user: Any) -> bool:
+def holds(actor: Account, user: Account) -> bool:
     """Did ``actor`` create ``user``'s account, issue its enrolment code or approve its
     recovery? Then ``actor`` may sign in as ``user``: the two are one person to the rule."""
     if actor is None or user is None or actor.pk == user.pk:
@@ -43,7 +46,7 @@ def holds(actor: Any, user: Any) -> bool:
     return holders(user).filter(actor_id=actor.pk).exists()
 
 
-def held_by_another_admin(actor: Any, user: Any) -> bool:
+def held_by_another_admin(actor: Account, user: Account) -> bool:
     """Whether an admin other than ``actor`` (and ``user``) holds ``user``."""
     return (
         access.system_admins()
@@ -53,7 +56,9 @@ def held_by_another_admin(actor: Any, user: Any) -> bool:
     )
 
 
-def check_not_held(*, approver: Any, asker: Any = None, grantee: Any = None) -> None:
+def check_not_held(
+    *, approver: Account, asker: Account | None = None, grantee: Account | None = None
+) -> None:
     """Refuse an approval by an admin who holds the account it gives access to, or whom
     the asker (or that account) holds: one person would approve their own request."""
     if grantee is not None and holds(approver, grantee):
@@ -74,6 +79,6 @@ def check_not_held(*, approver: Any, asker: Any = None, grantee: Any = None) -> 
             )
 
 
-def _sole_admin(actor: Any, user: Any) -> bool:
+def _sole_admin(actor: Account, user: Account) -> bool:
     """No other admin could approve: none but ``actor`` and the account concerned."""
     return not access.system_admins().exclude(pk__in=[actor.pk, user.pk]).exists()

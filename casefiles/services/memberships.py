@@ -4,7 +4,7 @@ wait for a second admin (grant requests)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -20,6 +20,9 @@ from ..models import (
 )
 from .holders import _sole_admin, check_not_held, held_by_another_admin, holds
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
@@ -30,7 +33,7 @@ def _check_expiry(expires_at: datetime | None) -> None:
         raise ValidationError({"expires_at": _("The expiry must be in the future.")})
 
 
-def second_admin_needed(actor: Any, case: Case, user: Any, role: str) -> list[str]:
+def second_admin_needed(actor: Account, case: Case, user: Account, role: str) -> list[str]:
     """Why giving ``user`` ``role`` in ``case`` takes a second admin, if it does (an
     empty list when ``actor`` may do it alone).
 
@@ -64,14 +67,14 @@ class SecondAdminNeeded(ValidationError):
         self.why = why
 
 
-def _check_grant(actor: Any, case: Case, user: Any, role: str, expires_at) -> None:
+def _check_grant(actor: Account, case: Case, user: Account, role: str, expires_at) -> None:
     if actor is not None and actor.pk == user.pk:
         raise ValidationError(_("Nobody can grant access to themselves; ask for it instead."))
     access.check_role_allowed(user, role)
     _check_expiry(expires_at)
 
 
-def _grant(actor: Any, case: Case, user: Any, role: str, expires_at, **details: Any):
+def _grant(actor: Account, case: Case, user: Account, role: str, expires_at, **details: Any):
     current = (
         Membership.objects.select_for_update()
         .filter(user=user, case=case, revoked_at__isnull=True)
@@ -97,9 +100,9 @@ def _grant(actor: Any, case: Case, user: Any, role: str, expires_at, **details: 
 
 def grant_membership(
     *,
-    actor: Any,
+    actor: Account,
     case: Case,
-    user: Any,
+    user: Account,
     role: str,
     expires_at: datetime | None = None,
 ) -> Membership:
@@ -116,7 +119,7 @@ def grant_membership(
 
 
 def grant_within(
-    *, actor: Any, case: Case, user: Any, role: str, expires_at: datetime | None
+    *, actor: Account, case: Case, user: Account, role: str, expires_at: datetime | None
 ) -> Membership:
     """``grant_membership`` inside a service's transaction already open (a decision on
     an access request): the same checks, the same entry."""
@@ -132,9 +135,9 @@ def grant_within(
 
 def grant_or_ask(
     *,
-    actor: Any,
+    actor: Account,
     case: Case,
-    user: Any,
+    user: Account,
     role: str,
     expires_at: datetime | None = None,
     note: str = "",
@@ -161,7 +164,9 @@ def grant_or_ask(
         )
 
 
-def _ask_grant(actor: Any, *, case, user, role, expires_at, why, note="", **links) -> GrantRequest:
+def _ask_grant(
+    actor: Account, *, case, user, role, expires_at, why, note="", **links
+) -> GrantRequest:
     with transaction.atomic(durable=True):
         return ask_grant_within(
             actor,
@@ -176,7 +181,7 @@ def _ask_grant(actor: Any, *, case, user, role, expires_at, why, note="", **link
 
 
 def ask_grant_within(
-    actor: Any, *, case, user, role, expires_at, why, note="", **links
+    actor: Account, *, case, user, role, expires_at, why, note="", **links
 ) -> GrantRequest:
     """Ask another admin for a grant, inside a service's transaction already open."""
     try:
@@ -210,7 +215,7 @@ def ask_grant_within(
     return request
 
 
-def decide_grant(*, actor: Any, request: GrantRequest, approve: bool) -> Membership | None:
+def decide_grant(*, actor: Account, request: GrantRequest, approve: bool) -> Membership | None:
     """Another admin approves (the grant or change is made, as theirs) or refuses; whoever
     asked may withdraw (``approve`` False). Returns the membership when approved."""
     if not access.is_system_admin(actor):
@@ -266,7 +271,7 @@ def decide_grant(*, actor: Any, request: GrantRequest, approve: bool) -> Members
 
 
 def update_membership(
-    *, actor: Any, membership: Membership, role: str, expires_at: datetime | None
+    *, actor: Account, membership: Membership, role: str, expires_at: datetime | None
 ) -> Membership:
     """Change the role or expiry of a membership in force (never one's own).
 
@@ -331,7 +336,7 @@ def _change(actor, membership, role, expires_at, **details) -> Membership:
     return membership
 
 
-def _revoke(actor: Any, membership: Membership, reason: str) -> None:
+def _revoke(actor: Account, membership: Membership, reason: str) -> None:
     membership.revoked_at = timezone.now()
     membership.revoked_by = actor
     membership.save(update_fields=["revoked_at", "revoked_by"])
@@ -346,7 +351,7 @@ def _revoke(actor: Any, membership: Membership, reason: str) -> None:
     )
 
 
-def revoke_membership(*, actor: Any, membership: Membership, reason: str = "") -> Membership:
+def revoke_membership(*, actor: Account, membership: Membership, reason: str = "") -> Membership:
     """End a membership now: the user's very next request no longer sees the case."""
     if membership.revoked_at is not None:
         return membership

@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -21,6 +21,11 @@ from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, file_sha256, is_archive, iter_manifest, list_source
 from .steps import process_many
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
+    from casefiles.models import Case
 
 WRITE_AFTER = 2.0  # seconds between database transactions at most
 
@@ -58,7 +63,7 @@ def _results(
 
 def run_intake(
     *,
-    actor: Any,
+    actor: Account,
     batch: IntakeBatch,
     listing: Listing,
     jobs: int | None = None,
@@ -148,8 +153,8 @@ def run_intake(
 
 def ingest_path(
     *,
-    actor: Any,
-    case: Any,
+    actor: Account,
+    case: Case,
     path: Path,
     acquired_from: str,
     medium: str = "",
@@ -169,7 +174,9 @@ def ingest_path(
     if zip_encoding:
         zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
     listing = list_source(path, evidence_storage().free_space(), zip_encoding)
-    where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
+    where: dict[str, Any] = dict(
+        case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+    )
     batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
     if batch is None:
         source_sha256, source_size = "", None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,11 +20,16 @@ from ..models import (
 )
 from .words import PURPOSE_INTAKE
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
+    from casefiles.models import Case
+
 
 def create_batch(
     *,
-    actor: Any,
-    case: Any,
+    actor: Account,
+    case: Case,
     source_root: str,
     acquired_from: str,
     medium: str = "",
@@ -54,8 +59,8 @@ def create_batch(
 
 def _create_batch(
     *,
-    actor: Any,
-    case: Any,
+    actor: Account,
+    case: Case,
     source_root: str,
     acquired_from: str,
     medium: str = "",
@@ -106,7 +111,7 @@ def _create_batch(
 
 
 def find_resumable_batch(
-    *, case: Any, source_root: str, acquired_from: str, medium: str
+    *, case: Case, source_root: str, acquired_from: str, medium: str
 ) -> IntakeBatch | None:
     """The batch a re-run continues: the same path, from the same person, same medium.
 
@@ -123,7 +128,7 @@ def find_resumable_batch(
 
 
 def resumable_batch(
-    *, case: Any, source_root: str, acquired_from: str, medium: str, files: Iterable[Any]
+    *, case: Case, source_root: str, acquired_from: str, medium: str, files: Iterable[Any]
 ) -> IntakeBatch | None:
     """The batch a re-run of this intake continues, if the medium is still the same."""
     batch = find_resumable_batch(
@@ -136,7 +141,7 @@ def resumable_batch(
 
 def open_batch(
     *,
-    case: Any,
+    case: Case,
     source_root: str,
     acquired_from: str,
     medium: str,
@@ -147,7 +152,9 @@ def open_batch(
     the same medium: decided under the case's intake lock, so two runs started at once
     share one batch (the second is then refused its claim) instead of taking every file
     in twice."""
-    where = dict(case=case, source_root=source_root, acquired_from=acquired_from, medium=medium)
+    where: dict[str, Any] = dict(
+        case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+    )
     with transaction.atomic(durable=True):
         lock_case_intake(case)
         if resume_files is not None and (batch := resumable_batch(**where, files=resume_files)):
@@ -155,7 +162,7 @@ def open_batch(
         return _create_batch(**where, **fields)
 
 
-def record_name_encoding(*, actor: Any, batch: IntakeBatch, encoding: str) -> None:
+def record_name_encoding(*, actor: Account, batch: IntakeBatch, encoding: str) -> None:
     """Record the encoding a ZIP batch's names are read with from now on, one that renames
     nothing it has taken in (the intake pipeline checks); audited with the one it replaces."""
     with transaction.atomic(durable=True):
@@ -203,7 +210,7 @@ def done_source_keys(batch: IntakeBatch) -> set[str]:
     return set(batch.items.values_list("source_key", flat=True))
 
 
-def lock_case_intake(case: Any) -> EvidenceCounter:
+def lock_case_intake(case: Case) -> EvidenceCounter:
     """Take the case's intake lock (its EV- counter row) until the transaction ends: one
     statement once the row exists (it is made by the case's first batch)."""
     locked = EvidenceCounter.objects.select_for_update().filter(case=case)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Count, F, Q
@@ -17,6 +17,11 @@ from ..models import (
     StoredFile,
 )
 from ..storage import evidence_storage
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
+    from casefiles.models import Case
 
 
 # -- custody and fixity -----------------------------------------------------------------
@@ -66,7 +71,7 @@ def open_verified(item: EvidenceItem):
 
 
 def record_download(
-    *, actor: Any, item: EvidenceItem, result: str, purpose: str = "download"
+    *, actor: Account, item: EvidenceItem, result: str, purpose: str = "download"
 ) -> str:
     """A copy of the original leaves the server (or was refused): custody event, audit."""
     served = result == CustodyEvent.HashResult.MATCH
@@ -108,7 +113,7 @@ RECORDABLE_CUSTODY = (
 
 def record_custody_event(
     *,
-    actor: Any,
+    actor: Account,
     item: EvidenceItem,
     action: str,
     at: Any = None,
@@ -169,7 +174,7 @@ def set_integrity(item_pks: Iterable[int], result: str) -> None:
     )
 
 
-def verify_custody(case: Any) -> list[str]:
+def verify_custody(case: Case) -> list[str]:
     """Problems with a case's custody records: each item acquired once, at intake first."""
     problems = []
     counts = (

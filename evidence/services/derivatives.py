@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..imaging import (
     DECODABLE,
@@ -19,6 +19,9 @@ from ..models import (
 from ..originals import derivative_key
 from ..storage import evidence_storage
 from .custody import open_verified
+
+if TYPE_CHECKING:
+    from casefiles.models import Case
 
 
 def ensure_preview(item: EvidenceItem) -> Derivative | None:
@@ -73,7 +76,7 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
     return made.data
 
 
-def make_missing_thumbnails(*, case: Any = None) -> tuple[int, list[EvidenceItem]]:
+def make_missing_thumbnails(*, case: Case | None = None) -> tuple[int, list[EvidenceItem]]:
     """Thumbnails of the pictures whose thumbnail could not be stored at intake (flagged
     ``derivative_failed``: a full disk, say), made from their verified originals as at
     intake, once per stored file. Returns how many were made and the items still without

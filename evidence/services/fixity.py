@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -20,8 +20,13 @@ from ..models import (
 from .custody import rehash, set_integrity
 from .words import PURPOSE_FIXITY
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def run_fixity(*, actor: Any = None, case: Any = None, progress=None):
+    from casefiles.models import Case
+
+
+def run_fixity(*, actor: Account | None = None, case: Case | None = None, progress=None):
     """Re-hash every stored original (of a case, or all); record what was found."""
     from ..models import FixityCheck
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import Count, F, Q
@@ -27,8 +27,13 @@ from .batches import lock_case_intake
 from .custody import set_integrity
 from .words import NOTE_FIRST_READ, NOTE_REVERIFIED, NOTE_STORE_DIFFERS, PURPOSE_INTAKE
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def next_references(case: Any, n: int) -> list[str]:
+    from casefiles.models import Case
+
+
+def next_references(case: Case, n: int) -> list[str]:
     """``n`` new EV- references of the case, under its intake lock."""
     counter = lock_case_intake(case)
     first = counter.last + 1
@@ -72,8 +77,8 @@ def _stored_files(results: list[IntakeResult]) -> dict[str, StoredFile]:
 
 def record_intake(
     *,
-    actor: Any,
-    case: Any,
+    actor: Account,
+    case: Case,
     batch: IntakeBatch | None,
     results: list[IntakeResult],
     acquired_from: str,
@@ -104,8 +109,8 @@ def record_intake(
 
 
 def _write_results(
-    actor: Any,
-    case: Any,
+    actor: Account,
+    case: Case,
     batch: IntakeBatch | None,
     stored: list[IntakeResult],
     acquired_from: str,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
@@ -12,8 +12,11 @@ from ..models import (
     EvidenceItem,
 )
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def record_identification(*, actor: Any, item: EvidenceItem, **fields: Any):
+
+def record_identification(*, actor: Account, item: EvidenceItem, **fields: Any):
     """A witness identifies a person in an item; both must belong to the item's case."""
     from people.models import CaseRole
 
@@ -43,7 +46,7 @@ def record_identification(*, actor: Any, item: EvidenceItem, **fields: Any):
     return identification
 
 
-def update_item(*, actor: Any, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
+def update_item(*, actor: Account, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
     """Change what is stated about an item (never its file or extracted metadata)."""
     from ..models import Tag
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
@@ -18,6 +18,9 @@ from ..models import (
 from ..storage import evidence_storage
 from .intake_rows import refresh_batch_counts
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 
 def _store_text(text: str | bytes, media_type: str) -> StoredFile:
     data = text.encode() if isinstance(text, str) else text
@@ -31,7 +34,7 @@ def _store_text(text: str | bytes, media_type: str) -> StoredFile:
 
 def finish_batch(
     *,
-    actor: Any,
+    actor: Account,
     batch: IntakeBatch,
     problems: list[dict[str, str]],
     total: int,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied
 
 from casefiles.access import can
 from casefiles.models import Case
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def _require(actor: Any, action: str, case: Case) -> None:
+
+def _require(actor: Account, action: str, case: Case) -> None:
     # Views already answer 404 to users without the right; this keeps other callers honest.
     if not can(actor, action, case):
         raise PermissionDenied(action)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -22,10 +22,13 @@ from ..models import (
 )
 from .common import _require
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 
 def record_consent(
     *,
-    actor: Any,
+    actor: Account,
     case: Case,
     person: Person,
     scopes: list[str],
@@ -71,7 +74,7 @@ def record_consent(
 
 def withdraw_consent(
     *,
-    actor: Any,
+    actor: Account,
     consent: Consent,
     how: str,
     given_on: date,

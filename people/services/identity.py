@@ -4,7 +4,7 @@ through its blind index, and re-encrypting every identity under a new key."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -29,8 +29,13 @@ from ..protection import (
 from .common import _require
 from .registration import _index_names
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
-def change_protection(*, actor: Any, person: Person, level: str, reason: str) -> ProtectionChange:
+
+def change_protection(
+    *, actor: Account, person: Person, level: str, reason: str
+) -> ProtectionChange:
     """Raise or lower a person's protection level, saying why.
 
     Only someone who may reveal the person now changes it; lowering it (which opens the
@@ -72,7 +77,7 @@ def change_protection(*, actor: Any, person: Person, level: str, reason: str) ->
     return change
 
 
-def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> Identity:
+def reveal_identity(*, actor: Account, case: Case, person: Person, reason: str) -> Identity:
     """Decrypt a person's identity for one page view; the reveal and its reason are audited.
 
     The entry is written before anything is returned: no reveal without its trace.
@@ -92,7 +97,7 @@ def reveal_identity(*, actor: Any, case: Case, person: Person, reason: str) -> I
     return person.open_identity()
 
 
-def find_people_by_name(*, actor: Any, case: Case, name: str) -> list[Person]:
+def find_people_by_name(*, actor: Account, case: Case, name: str) -> list[Person]:
     """People of this case registered under this name (or a spelling of it).
 
     Compares keyed digests of normalised names: nothing is decrypted. Only this case is
@@ -130,7 +135,7 @@ class RotationReport:
     key_id: str
 
 
-def rotate_field_keys(*, actor: Any = None, batch_size: int = 200) -> RotationReport:
+def rotate_field_keys(*, actor: Account | None = None, batch_size: int = 200) -> RotationReport:
     """Re-encrypt every identity under the current key and rebuild the name index.
 
     Values are decrypted with whichever configured key sealed them. Afterwards the old

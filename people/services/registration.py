@@ -3,7 +3,7 @@ the name index that finds them again without their names in the clear."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -26,6 +26,9 @@ from ..protection import (
     reveal_refusal,
 )
 from .common import _require
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
 VICTIM_FIELDS = (
     "victim_status",
@@ -56,7 +59,7 @@ def _index_names(person: Person, identity: Identity) -> None:
 
 def register_person(
     *,
-    actor: Any,
+    actor: Account,
     case: Case,
     role: str,
     identity: Identity,
@@ -97,7 +100,7 @@ def register_person(
     raise AssertionError("unreachable")
 
 
-def add_case_role(*, actor: Any, person: Person, case: Case, role: str) -> CaseRole:
+def add_case_role(*, actor: Account, person: Person, case: Case, role: str) -> CaseRole:
     """Give a registered person a (further) role, in their case or another one."""
     _require(actor, Action.ADD_PEOPLE, case)
     _require(actor, Action.ADD_PEOPLE, person.case)
@@ -121,7 +124,9 @@ def add_case_role(*, actor: Any, person: Person, case: Case, role: str) -> CaseR
     return case_role
 
 
-def relate_people(*, actor: Any, case: Case, person: Person, kind: str, other: Person) -> Relation:
+def relate_people(
+    *, actor: Account, case: Case, person: Person, kind: str, other: Person
+) -> Relation:
     """Record that ``person`` is ``kind`` of ``other`` (both must belong to the case)."""
     _require(actor, Action.ADD_PEOPLE, case)
     if person.pk == other.pk:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -32,13 +32,16 @@ from ..protection import (
 )
 from .common import _require
 
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
 # Stored as is, whatever the interviewer's language: the history reads the same for all.
 FIRST_VERSION = "First version"
 
 
 def create_testimony(
     *,
-    actor: Any,
+    actor: Account,
     case: Case,
     witness: Person,
     text: str,
@@ -107,7 +110,7 @@ def create_testimony(
 
 
 def revise_testimony(
-    *, actor: Any, testimony: Testimony, text: str, reason: str
+    *, actor: Account, testimony: Testimony, text: str, reason: str
 ) -> TestimonyVersion:
     """Add a version to a draft or returned testimony; earlier versions stay as they were.
 
@@ -155,7 +158,7 @@ TRANSITIONS: dict[tuple[str, str], str] = {
 }
 
 
-def allowed_transitions(actor: Any, testimony: Testimony) -> list[str]:
+def allowed_transitions(actor: Account, testimony: Testimony) -> list[str]:
     """The statuses ``actor`` may move the testimony to now (four-eyes included)."""
     targets = []
     for (source, target), action in TRANSITIONS.items():
@@ -167,13 +170,13 @@ def allowed_transitions(actor: Any, testimony: Testimony) -> list[str]:
     return targets
 
 
-def _had_a_hand_in(actor: Any, testimony: Testimony) -> bool:
+def _had_a_hand_in(actor: Account, testimony: Testimony) -> bool:
     """Four eyes: whoever submitted the testimony or wrote a version of it."""
     return testimony.submitted_by_id == actor.pk or testimony.versions.filter(author=actor).exists()
 
 
 def decide_testimony(
-    *, actor: Any, testimony: Testimony, to_status: str, comment: str = ""
+    *, actor: Account, testimony: Testimony, to_status: str, comment: str = ""
 ) -> ReviewDecision:
     """Move a testimony through review. The one who submitted it cannot approve it."""
     comment = comment.strip()
