@@ -2,7 +2,7 @@ from django.urls import path
 
 import casefiles.converters  # noqa: F401 (registers the text converter)
 
-from . import views
+from . import testimony_views, views
 
 app_name = "people"
 
@@ -23,8 +23,12 @@ urlpatterns = [
         views.consent_withdraw,
         name="consent_withdraw",
     ),
-    path("cases/<text:ref>/testimonies/new/", views.testimony_create, name="testimony_create"),
-    path(_testimony, views.testimony_detail, name="testimony_detail"),
-    path(f"{_testimony}versions/new/", views.version_create, name="version_create"),
-    path(f"{_testimony}decide/", views.testimony_decide, name="testimony_decide"),
+    path(
+        "cases/<text:ref>/testimonies/new/",
+        testimony_views.testimony_create,
+        name="testimony_create",
+    ),
+    path(_testimony, testimony_views.testimony_detail, name="testimony_detail"),
+    path(f"{_testimony}versions/new/", testimony_views.version_create, name="version_create"),
+    path(f"{_testimony}decide/", testimony_views.testimony_decide, name="testimony_decide"),
 ]

@@ -52,3 +52,14 @@ def test_public_services_write_in_durable_transactions():
                         not_durable.append(f"{path.relative_to(ROOT)}:{block.lineno} {node.name}")
     assert found > 25
     assert not not_durable, f"open these with transaction.atomic(durable=True): {not_durable}"
+
+
+def test_no_product_module_grows_past_600_lines():
+    """A module past that holds more than one concern: split it into modules named after
+    them (decision 0007). Migrations are generated and exempt."""
+    long = []
+    for package in ("athar", "accounts", "casefiles", "demo", "evidence", "people"):
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" not in path.parts and len(path.read_text().splitlines()) > 600:
+                long.append(str(path.relative_to(ROOT)))
+    assert not long, f"split these by concern: {sorted(long)}"
