@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("evidence.urls")),
     path("", include("people.urls")),
+    path("", include("legal.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

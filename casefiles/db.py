@@ -107,6 +107,21 @@ class AppendOnly(TableGuard):
         return f"{self.model_name.lower()}_append_only"
 
 
+class AdoptAppendOnly(AppendOnly):
+    """Migration operation: declare the append-only guard of a table whose model moved
+    here from another app (the triggers that app's migration made are made again, so the
+    guard is known under the model's new app; nothing is unguarded in between)."""
+
+    def install(self, vendor: str, table: str) -> list[str]:
+        return [*remove_sql(vendor, table), *install_sql(vendor, table)]
+
+    def remove(self, vendor: str, table: str) -> list[str]:
+        return []  # the triggers stay: the other app's migration made them
+
+    def describe(self) -> str:
+        return f"Declare {self.model_name}'s append-only guard here"
+
+
 def immutable_columns_sql(
     vendor: str, table: str, columns: list[str], suffix: str = "immutable_columns"
 ) -> list[str]:

@@ -10,7 +10,8 @@ costs what its panels cost and nothing more. Slots in use:
 - ``admin_home``: the home page of an admin in no case (no objects);
 - ``case_links``: the case page's links to the case's parts (the case);
 - ``person``: a person's page (the person, the case);
-- ``testimony``: a testimony's page (the testimony, the case).
+- ``testimony``: a testimony's page (the testimony, the case);
+- ``item``: an evidence item's page (the item, the case).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from casefiles import services as case_services
 from casefiles.models import AuditCheckpoint, Case, Membership
 from evidence import services as evidence_services
 from evidence.models import CustodyEvent, EvidenceItem, Identification, IntakeBatch
+from legal.services import review
 from people import crypto
 from people import services as people_services
 from people.models import CaseRole, Consent, Identity, Person, Relation, Testimony
@@ -200,15 +201,13 @@ class Seeder:
                 reason=story.REVISION_REASON,
             )
             self._made("its second version")
-        if testimony.status == Testimony.Status.DRAFT:
-            people_services.decide_testimony(
-                actor=author, testimony=testimony, to_status=Testimony.Status.SUBMITTED
-            )
+        if testimony.status == Testimony.Status.NEW:
+            review.decide(actor=author, record=testimony, to_status=Testimony.Status.SUBMITTED)
             self._made("submitted for review")
         if testimony.status == Testimony.Status.SUBMITTED:
-            people_services.decide_testimony(
+            review.decide(
                 actor=approver,
-                testimony=testimony,
+                record=testimony,
                 to_status=Testimony.Status.APPROVED,
                 comment="Checked against the recording (fictional).",
             )

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.querysets import AppendOnly, CaseScopedQuerySet
+from casefiles.reviewing import ReviewStatus
 
 
 class StoredFile(models.Model):
@@ -116,11 +117,7 @@ class EvidenceItem(models.Model):
         DIGITAL = "digital", _("Digital file")
         WEB = "web", _("Web capture")
 
-    class ReviewStatus(models.TextChoices):
-        DRAFT = "draft", _("Draft")
-        SUBMITTED = "submitted", _("Submitted")
-        APPROVED = "approved", _("Approved")
-        RETURNED = "returned", _("Returned")
+    ReviewStatus = ReviewStatus  # moved only by legal's review services
 
     class Integrity(models.TextChoices):
         INTAKE = "intake", _("Hashed at intake")
@@ -156,7 +153,11 @@ class EvidenceItem(models.Model):
         verbose_name=_("attached to testimony"),
     )
     review_status = models.CharField(
-        max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.DRAFT
+        _("review status"), max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.NEW
+    )
+    # Who last changed what is stated about the item: like its submitter, not its approver.
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
     )
     sensitivity = models.CharField(max_length=16, default="confidential")
     tags = models.ManyToManyField(Tag, blank=True, related_name="items")

@@ -19,6 +19,7 @@ ACTIONS = {
     "testimony.create": _("Testimony logged"),
     "testimony.view": _("Testimony viewed"),
     "testimony.revise": _("Testimony revised"),
+    # Review steps before review moved to legal (its "review.*" actions since).
     "testimony.submit": _("Testimony submitted"),
     "testimony.approve": _("Testimony approved"),
     "testimony.return": _("Testimony returned"),

@@ -211,19 +211,3 @@ class VersionForm(forms.Form):
     reason = forms.CharField(
         label=_("Reason for the change"), max_length=300, widget=forms.TextInput(_TEXT)
     )
-
-
-class DecisionForm(forms.Form):
-    to_status = forms.ChoiceField(label=_("Decision"), widget=forms.RadioSelect)
-    comment = _area(_("Comment"), rows=3)
-
-    def __init__(self, *args, targets, **kwargs):
-        super().__init__(*args, **kwargs)
-        labels = {
-            Testimony.Status.SUBMITTED: _("Submit for review"),
-            Testimony.Status.APPROVED: _("Approve (locks the testimony)"),
-            Testimony.Status.RETURNED: _("Return with a comment"),
-        }
-        choice_field(self, "to_status").choices = [(t, labels[t]) for t in targets]
-        if len(targets) == 1:  # the one step open (submitting a draft, say): chosen already
-            self.fields["to_status"].initial = targets[0]

@@ -17,12 +17,12 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.querysets import CaseScopedQuerySet
+from casefiles.reviewing import ReviewStatus
 
 from . import crypto
 from .querysets import (
     AppendOnlyCaseQuerySet,
     PersonQuerySet,
-    ReviewQuerySet,
     TestimonyVersionQuerySet,
 )
 
@@ -264,11 +264,7 @@ class Consent(models.Model):
 
 
 class Testimony(models.Model):
-    class Status(models.TextChoices):
-        DRAFT = "draft", _("Draft")
-        SUBMITTED = "submitted", _("Submitted")
-        APPROVED = "approved", _("Approved")
-        RETURNED = "returned", _("Returned")
+    Status = ReviewStatus  # moved only by legal's review services
 
     class Mode(models.TextChoices):
         IN_PERSON = "in_person", _("In person")
@@ -296,7 +292,7 @@ class Testimony(models.Model):
     language = models.CharField(_("language"), max_length=8, choices=Language.choices)
     mode = models.CharField(_("mode"), max_length=16, choices=Mode.choices)
     status = models.CharField(
-        _("status"), max_length=16, choices=Status.choices, default=Status.DRAFT
+        _("status"), max_length=16, choices=Status.choices, default=Status.NEW
     )
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, models.PROTECT, null=True, blank=True, related_name="+"
@@ -319,7 +315,9 @@ class Testimony(models.Model):
 
     @property
     def editable(self) -> bool:
-        return self.status in {self.Status.DRAFT, self.Status.RETURNED}
+        """A new or returned statement takes new versions; so does an approved one, which
+        then goes back for review. One under review or rejected does not."""
+        return self.status in {self.Status.NEW, self.Status.RETURNED, self.Status.APPROVED}
 
 
 def text_sha256(text: str) -> str:
@@ -358,35 +356,6 @@ class TestimonyVersion(models.Model):
 
     def delete(self, *args, **kwargs):
         raise TypeError("Testimony versions are append-only: they cannot be deleted.")
-
-
-class ReviewDecision(models.Model):
-    """One transition of a testimony's review (draft → submitted → approved | returned)."""
-
-    chain_bound = True  # each row's content hash is in its audit entry
-
-    testimony = models.ForeignKey(Testimony, models.PROTECT, related_name="decisions")
-    from_status = models.CharField(max_length=16, choices=Testimony.Status.choices)
-    to_status = models.CharField(max_length=16, choices=Testimony.Status.choices)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
-    at = models.DateTimeField(auto_now_add=True)
-    comment = models.TextField(_("comment"), blank=True)
-
-    objects = ReviewQuerySet.as_manager()
-
-    class Meta:
-        ordering = ["at", "pk"]
-
-    def __str__(self) -> str:
-        return f"{self.testimony}: {self.from_status} → {self.to_status}"
-
-    def save(self, *args, **kwargs) -> None:
-        if not self._state.adding:
-            raise TypeError("Review decisions are append-only.")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args, **kwargs):
-        raise TypeError("Review decisions are append-only.")
 
 
 class ProtectionChange(models.Model):

@@ -25,8 +25,4 @@ class TestimonyVersionQuerySet(AppendOnly, CaseScopedQuerySet):
 
 
 class AppendOnlyCaseQuerySet(AppendOnly, CaseScopedQuerySet):
-    """Case-owned history rows: consents and review decisions."""
-
-
-class ReviewQuerySet(AppendOnly, CaseScopedQuerySet):
-    case_field = "testimony__case"
+    """Case-owned history rows: consents."""

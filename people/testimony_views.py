@@ -1,9 +1,9 @@
 """Testimony pages: logging a statement, reading it with the changes between versions,
-revising it and the review (people/views.py holds the people pages)."""
+revising it (its review is a panel of legal; people/views.py holds the people pages)."""
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -11,11 +11,7 @@ from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
 
 from . import services
-from .forms import (
-    DecisionForm,
-    TestimonyForm,
-    VersionForm,
-)
+from .forms import TestimonyForm, VersionForm
 from .models import ConsentScope, Testimony
 from .protection import (
     statement_refusal,
@@ -84,7 +80,6 @@ def _testimony_page(request, case, testimony, status=200):
         audit.record(
             request.user, "testimony.view", target=testimony, case=case, version=new.number
         )
-    targets = services.allowed_transitions(account_of(request), testimony)
     purposes = [p for p in ConsentScope.values if p != ConsentScope.SHARING]
     answers = services.sharing_answers(testimony=testimony, purposes=purposes)
     consent = {str(ConsentScope(p).label): answers[p] for p in purposes}
@@ -99,8 +94,6 @@ def _testimony_page(request, case, testimony, status=200):
             "compared": old,
             "statement_refusal": refusal,
             "diff": services.diff_versions(old, new) if old else None,
-            "decisions": testimony.decisions.select_related("actor"),
-            "decision_form": DecisionForm(targets=targets) if targets else None,
             "can_revise": (
                 not refusal and testimony.editable and can(request.user, Action.ADD_TESTIMONY, case)
             ),
@@ -122,7 +115,8 @@ def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpRes
     if statement_refusal(request.user, testimony.witness, case):
         return _testimony_page(request, case, testimony, status=403)
     closed = _(
-        "This testimony is %(status)s: only a draft or a returned testimony takes a new version."
+        "This testimony is %(status)s: only a new, returned or approved testimony takes a "
+        "new version."
     ) % {"status": testimony.get_status_display().lower()}
     if request.method != "POST":
         if not testimony.editable:
@@ -165,29 +159,4 @@ def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpRes
         back=testimony.get_absolute_url(),
         intro=_("Earlier versions are kept as they are; say why the statement changes."),
         status=status,
-    )
-
-
-def testimony_decide(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
-    case, testimony = _testimony(request, ref, testimony_id)
-    if request.method != "POST":
-        return HttpResponseNotAllowed(["POST"])
-    targets = services.allowed_transitions(account_of(request), testimony)
-    form = DecisionForm(request.POST, targets=targets)
-    if form.is_valid():
-        try:
-            services.decide_testimony(
-                actor=account_of(request), testimony=testimony, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            _form_errors(form, exc)
-        else:
-            return redirect(testimony.get_absolute_url())
-    return _form_page(
-        request,
-        case,
-        form,
-        _("Decision on %s") % testimony,
-        back=testimony.get_absolute_url(),
-        status=400,
     )

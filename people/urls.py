@@ -30,5 +30,4 @@ urlpatterns = [
     ),
     path(_testimony, testimony_views.testimony_detail, name="testimony_detail"),
     path(f"{_testimony}versions/new/", testimony_views.version_create, name="version_create"),
-    path(f"{_testimony}decide/", testimony_views.testimony_decide, name="testimony_decide"),
 ]

@@ -20,7 +20,7 @@ import pytest
 
 from tests.scratch_db import ROOT, scratch_database
 
-APPS = ("casefiles", "accounts", "evidence", "people", "demo")
+APPS = ("casefiles", "accounts", "evidence", "people", "legal", "demo")
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
 AT = datetime(2014, 8, 20, 10, 0, tzinfo=UTC)
 
@@ -275,12 +275,86 @@ def history_bound() -> None:
     assert "bound rows OK" in verified and "people_testimonyversion 2" in verified, verified
 
 
+def approved_testimony_reopens() -> None:
+    """legal 0002: an approved testimony's row may go back to "submitted" only when the
+    latest decision on it records that step; nothing else about it changes, it takes no
+    version while approved; the reverse puts back the whole lock."""
+    before = ("legal", "0001_initial")
+    apps = _migrate(before)
+    case, user = _case_and_user(apps)
+    witness = _person(apps, case, user)
+    approved = _testimony(apps, case, user, witness, "approved")
+    other = _testimony(apps, case, user, witness, "approved")
+
+    apps = _migrate(("legal", "0002_reopen_approved_testimony"))
+    testimony = apps.get_model("people", "Testimony").objects
+    decision = apps.get_model("legal", "ReviewDecision").objects
+
+    def reopen(which):
+        return lambda: testimony.filter(pk=which.pk).update(status="submitted")
+
+    assert _refused(reopen(approved))  # no decision recorded
+    decision.create(
+        testimony_id=approved.pk, from_status="approved", to_status="submitted", actor_id=user.pk
+    )
+    assert _refused(lambda: testimony.filter(pk=approved.pk).update(place="Damascus"))
+    assert _refused(lambda: testimony.filter(pk=approved.pk).update(status="returned"))
+    assert _refused(lambda: testimony.filter(pk=approved.pk).delete())
+    assert _refused(reopen(other))  # the decision is another testimony's
+    assert not _refused(reopen(approved))
+    assert testimony.get(pk=approved.pk).status == "submitted"
+
+    apps = _migrate(before)
+    decision = apps.get_model("legal", "ReviewDecision").objects
+    decision.create(
+        testimony_id=other.pk, from_status="approved", to_status="submitted", actor_id=user.pk
+    )
+    testimony = apps.get_model("people", "Testimony").objects
+    assert _refused(lambda: testimony.filter(pk=other.pk).update(status="submitted"))
+
+
+def catalogue_loaded() -> None:
+    """legal 0004: version 1 of the catalogue: the five crimes against humanity with
+    article 7's context, article 8's wilful killing and torture, and VStGB § 7, each with
+    its elements in English and Arabic; the reverse keeps any element a link names."""
+    import re
+
+    apps = _migrate(("legal", "0004_catalogue_v1"))
+    crime = apps.get_model("legal", "Crime").objects
+    element = apps.get_model("legal", "LegalElement").objects
+    codes = set(crime.values_list("code", flat=True))
+    assert {"RS-7-CTX", "RS-7-1-a", "RS-7-1-e", "RS-7-1-f", "RS-7-1-i", "RS-7-1-k"} <= codes
+    assert {"RS-8-2-a-i", "RS-8-2-a-ii-1", "VStGB-7-CTX", "VStGB-7-1-1"} <= codes
+    assert set(crime.values_list("jurisdiction", flat=True)) == {"ICC", "DE"}
+    assert element.get(code="RS-7-1-a.1").label_en == "The perpetrator killed one or more persons."
+    assert element.filter(crime__code="RS-7-1-f").count() == 3
+    assert all(re.search("[\u0600-\u06ff]", e.label_ar) for e in element.all())
+    assert all(e.since == "1" and e.retired_at is None for e in element.all())
+    case, user = _case_and_user(apps)
+    witness = _person(apps, case, user)
+    statement = _testimony(apps, case, user, witness, "draft")
+    apps.get_model("legal", "ElementLink").objects.create(
+        case=case,
+        element=element.get(code="RS-7-1-f.1"),
+        testimony=statement,
+        stance="supports",
+        proposition="He describes the beatings at branch 215.",
+        author=user,
+    )
+
+    apps = _migrate(("legal", "0003_elements_links_assessments"))
+    element = apps.get_model("legal", "LegalElement").objects
+    assert list(element.values_list("code", flat=True)) == ["RS-7-1-f.1"]
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
     ("evidence", "0008_bind_custody_to_audit_chain"): custody_bound,
     ("people", "0003_approved_testimony_locked"): approved_testimony_locked,
     ("people", "0005_bind_history_to_audit_chain"): history_bound,
+    ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
+    ("legal", "0004_catalogue_v1"): catalogue_loaded,
 }
 
 

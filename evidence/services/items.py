@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 
 from casefiles import audit
+from casefiles.reviewing import ReviewStatus, content_changed_within
 
 from ..models import (
     EvidenceItem,
@@ -47,7 +48,8 @@ def record_identification(*, actor: Account, item: EvidenceItem, **fields: Any):
 
 
 def update_item(*, actor: Account, item: EvidenceItem, tags: list[str], **fields: Any) -> None:
-    """Change what is stated about an item (never its file or extracted metadata)."""
+    """Change what is stated about an item (never its file or extracted metadata). Whoever
+    restates it may not approve it; an approved item goes back for review."""
     from ..models import Tag
 
     changes: dict[str, Any] = {
@@ -60,10 +62,15 @@ def update_item(*, actor: Account, item: EvidenceItem, tags: list[str], **fields
         changes["tags"] = [before, tags]
     if not changes:
         return
+    restated = any(name != "tags" for name in changes)
     with transaction.atomic(durable=True):
         for name, value in fields.items():
             setattr(item, name, value)
-        item.save(update_fields=list(fields))
+        if restated:
+            item.changed_by = actor
+        item.save(update_fields=[*fields, "changed_by"] if restated else list(fields))
+        if restated and item.review_status == ReviewStatus.APPROVED:
+            content_changed_within(actor, item, item.original.sha256)
         for name in tags:
             Tag.objects.get_or_create(case=item.case, name=name)
         item.tags.set(Tag.objects.filter(case=item.case, name__in=tags))

@@ -29,27 +29,21 @@ from .identity import (
 from .registration import VICTIM_FIELDS, add_case_role, register_person, relate_people
 from .testimony import (
     FIRST_VERSION,
-    TRANSITIONS,
-    allowed_transitions,
     create_testimony,
-    decide_testimony,
     diff_versions,
     revise_testimony,
 )
 
 __all__ = [
     "FIRST_VERSION",
-    "TRANSITIONS",
     "VICTIM_FIELDS",
     "Identity",
     "RotationReport",
     "SharingAnswer",
     "add_case_role",
-    "allowed_transitions",
     "change_protection",
     "consent_in_force",
     "create_testimony",
-    "decide_testimony",
     "diff_versions",
     "find_people_by_name",
     "may_share_testimony",

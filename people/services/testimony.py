@@ -1,5 +1,5 @@
-"""Testimony: statements, their versions, the review between investigator and lead,
-and the diff between two versions."""
+"""Testimony: statements, their versions, and the diff between two versions (their review
+is legal's: ``legal/review.py``)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from casefiles import audit
-from casefiles.access import Action, active_membership_q, can
+from casefiles.access import Action, active_membership_q
 from casefiles.models import Case
+from casefiles.reviewing import ReviewStatus, content_changed_within
 
 from .. import linediff
 from ..models import (
     CaseRole,
     Person,
-    ReviewDecision,
     Testimony,
     TestimonyVersion,
     text_sha256,
@@ -112,7 +112,9 @@ def create_testimony(
 def revise_testimony(
     *, actor: Account, testimony: Testimony, text: str, reason: str
 ) -> TestimonyVersion:
-    """Add a version to a draft or returned testimony; earlier versions stay as they were.
+    """Add a version to a new, returned or approved testimony; earlier versions stay as
+    they were. An approved one goes back for review first (``approved → submitted``, in
+    this transaction), so no version is ever added to an approved statement.
 
     Only by who may read the statement: a new version shows what changed."""
     _require(actor, Action.ADD_TESTIMONY, testimony.case)
@@ -125,7 +127,9 @@ def revise_testimony(
     with transaction.atomic(durable=True):
         locked = Testimony.objects.select_for_update().get(pk=testimony.pk)
         if not locked.editable:
-            raise ValidationError(_("Only a draft or returned testimony can be changed."))
+            raise ValidationError(_("A testimony under review or rejected cannot be changed."))
+        if locked.status == ReviewStatus.APPROVED:
+            content_changed_within(actor, locked, text_sha256(text))
         last = locked.versions.aggregate(n=Max("number"))["n"] or 0
         version = TestimonyVersion(
             testimony=locked,
@@ -147,84 +151,6 @@ def revise_testimony(
             reason=version.reason,
         )
     return version
-
-
-# Which transitions exist, and the action each needs.
-TRANSITIONS: dict[tuple[str, str], str] = {
-    (Testimony.Status.DRAFT, Testimony.Status.SUBMITTED): Action.ADD_TESTIMONY,
-    (Testimony.Status.RETURNED, Testimony.Status.SUBMITTED): Action.ADD_TESTIMONY,
-    (Testimony.Status.SUBMITTED, Testimony.Status.APPROVED): Action.APPROVE,
-    (Testimony.Status.SUBMITTED, Testimony.Status.RETURNED): Action.APPROVE,
-}
-
-
-def allowed_transitions(actor: Account, testimony: Testimony) -> list[str]:
-    """The statuses ``actor`` may move the testimony to now (four-eyes included)."""
-    targets = []
-    for (source, target), action in TRANSITIONS.items():
-        if source != testimony.status or not can(actor, action, testimony.case):
-            continue
-        if target == Testimony.Status.APPROVED and _had_a_hand_in(actor, testimony):
-            continue
-        targets.append(target)
-    return targets
-
-
-def _had_a_hand_in(actor: Account, testimony: Testimony) -> bool:
-    """Four eyes: whoever submitted the testimony or wrote a version of it."""
-    return testimony.submitted_by_id == actor.pk or testimony.versions.filter(author=actor).exists()
-
-
-def decide_testimony(
-    *, actor: Account, testimony: Testimony, to_status: str, comment: str = ""
-) -> ReviewDecision:
-    """Move a testimony through review. The one who submitted it cannot approve it."""
-    comment = comment.strip()
-    with transaction.atomic(durable=True):
-        locked = Testimony.objects.select_for_update().get(pk=testimony.pk)
-        source = locked.status
-        action = TRANSITIONS.get((source, to_status))
-        if action is None:
-            raise ValidationError(
-                _("A %(from)s testimony cannot become %(to)s.")
-                % {"from": Testimony.Status(source).label, "to": Testimony.Status(to_status).label}
-            )
-        _require(actor, action, locked.case)
-        if to_status == Testimony.Status.APPROVED and _had_a_hand_in(actor, locked):
-            raise ValidationError(
-                _("Who submitted a testimony or wrote a version of it cannot approve it.")
-            )
-        if to_status == Testimony.Status.RETURNED and not comment:
-            raise ValidationError({"comment": _("Say what needs to change.")})
-        locked.status = to_status
-        if to_status == Testimony.Status.SUBMITTED:
-            locked.submitted_by = actor
-        locked.save(update_fields=["status", "submitted_by"])
-        decision = ReviewDecision.objects.create(
-            testimony=locked, from_status=source, to_status=to_status, actor=actor, comment=comment
-        )
-        head = locked.versions.order_by("-number").first()
-        audit.record(
-            actor,
-            f"testimony.{_VERB[to_status]}",
-            target=locked,
-            case=locked.case,
-            binds={ReviewDecision: [decision.pk]},
-            from_status=source,
-            to_status=to_status,
-            comment=comment,
-            version=head.number if head else None,
-            sha256=head.sha256 if head else "",
-        )
-    testimony.status, testimony.submitted_by_id = locked.status, locked.submitted_by_id
-    return decision
-
-
-_VERB: dict[str, str] = {
-    Testimony.Status.SUBMITTED: "submit",
-    Testimony.Status.APPROVED: "approve",
-    Testimony.Status.RETURNED: "return",
-}
 
 
 def diff_versions(old: TestimonyVersion, new: TestimonyVersion) -> list[tuple[str, str | int]]:

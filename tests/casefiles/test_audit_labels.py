@@ -22,10 +22,10 @@ ROOT = Path(settings.BASE_DIR)
 NOT_THE_APP = {"tests", "tools", "bench", "docs", "var", "migrations"}
 
 
-def _testimony_moves() -> set[str]:
-    from people.services.testimony import _VERB
+def _review_moves() -> set[str]:
+    from legal.review import TRANSITIONS
 
-    return {f"testimony.{verb}" for verb in _VERB.values()}
+    return {f"review.{move.verb}" for move in TRANSITIONS.values()}
 
 
 def _reset_decisions() -> set[str]:
@@ -61,7 +61,7 @@ def _custody_actions() -> set[str]:
 # Calls whose action is not written at the call: (file, the argument as written) -> the
 # actions it can record, worked out from the code it depends on.
 COMPUTED = {
-    ("people/services/testimony.py", "f'testimony.{_VERB[to_status]}'"): _testimony_moves,
+    ("legal/services/review.py", "f'review.{move.verb}'"): _review_moves,
     ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
     ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,
@@ -126,7 +126,7 @@ def recorded_actions() -> dict[str, str]:
 def test_the_scan_finds_the_actions_of_every_app():
     actions = recorded_actions()
     assert {"case.view", "evidence.download", "people.reveal_identity"} <= set(actions)
-    assert {"testimony.submit", "auth.2fa_reset_refused", "auth.enrolment_code_failed"} <= set(
+    assert {"review.approve", "auth.2fa_reset_refused", "auth.enrolment_code_failed"} <= set(
         actions
     )
 

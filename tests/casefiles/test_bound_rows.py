@@ -18,8 +18,10 @@ from casefiles.bulk import insert_rows
 from casefiles.models import AuditEntry
 from evidence import services as evidence_services
 from evidence.models import CustodyEvent, EvidenceItem
+from legal.models import ReviewDecision
+from legal.services import review
 from people import services
-from people.models import Consent, Person, ProtectionChange, ReviewDecision
+from people.models import Consent, Person, ProtectionChange
 from people.models import TestimonyVersion as Version
 from tests.db_guard import guard_lifted
 from tests.evidence.images import jpeg_bytes, write
@@ -75,8 +77,8 @@ def history(cast, tmp_path, capsys):
     services.revise_testimony(
         actor=cast.investigator, testimony=testimony, text="رأيتُ حافلتين.", reason="تصحيح"
     )
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
-    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
+    review.decide(actor=cast.lawyer, record=testimony, to_status="approved")
     consent = services.record_consent(
         actor=cast.investigator,
         case=cast.case,

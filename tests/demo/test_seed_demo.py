@@ -14,6 +14,7 @@ from casefiles.models import AuditCheckpoint, AuditEntry, Case, Membership
 from demo import photos, story
 from demo.story import DEMO_USERS, demo_password
 from evidence.models import CustodyEvent, EvidenceItem, Identification, IntakeBatch
+from legal.models import ReviewDecision
 from people import models as people_models  # its Test* classes: not collected by pytest
 from people.models import (
     CaseRole,
@@ -21,7 +22,6 @@ from people.models import (
     Person,
     ProtectionChange,
     Relation,
-    ReviewDecision,
 )
 
 pytestmark = pytest.mark.django_db
@@ -252,8 +252,8 @@ def test_every_step_is_audited_and_a_checkpoint_signs_it_all(seeded):
         "people.protection_change",
         "testimony.create",
         "testimony.revise",
-        "testimony.submit",
-        "testimony.approve",
+        "review.submit",
+        "review.approve",
         "consent.record",
         "consent.withdraw",
     } <= actions, actions

@@ -59,7 +59,7 @@ def _exactly(client, django_assert_num_queries, count, method, url, data=None):
 
 
 @pytest.mark.parametrize(
-    ("who", "person", "testimony"), [("lead", 20, 17), ("investigator", 21, 18)]
+    ("who", "person", "testimony"), [("lead", 20, 18), ("investigator", 21, 19)]
 )
 def test_the_person_and_testimony_pages_cost_exactly(
     client, cast, interviewed, django_assert_num_queries, who, person, testimony

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
+from legal.services import review
 from people import services
 from people.models import Identity, Person
 from tests.casefiles.test_urls import _all_urls
@@ -49,10 +50,8 @@ def _testimony(cast, level, interviewers=()):
         mode="in_person",
         interviewers=list(interviewers),
     )
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
-    services.decide_testimony(
-        actor=cast.lawyer, testimony=testimony, to_status="returned", comment=COMMENT
-    )
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
+    review.decide(actor=cast.lawyer, record=testimony, to_status="returned", comment=COMMENT)
     services.revise_testimony(
         actor=cast.investigator, testimony=testimony, text=SECOND, reason=REASON
     )
@@ -170,7 +169,7 @@ def test_a_high_witness_statement_is_read_by_its_interviewers(client, cast, coll
 @pytest.fixture
 def submitted(cast):
     testimony = _testimony(cast, Person.Protection.STANDARD)
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
     return testimony
 
 
@@ -182,16 +181,18 @@ def test_an_old_link_to_a_new_version_of_a_submitted_testimony_says_why(client, 
     assert response["Location"] == submitted.get_absolute_url()
     page = _body(client.get(response["Location"]))
     assert (
-        "This testimony is submitted: only a draft or a returned testimony takes a new version."
-        in page
+        "This testimony is submitted: only a new, returned or approved testimony takes a "
+        "new version." in page
     )
     assert not AuditEntry.objects.filter(action="testimony.view", details__for_revision=True)
 
 
-def test_a_version_sent_after_the_testimony_was_approved_keeps_what_was_typed(
+def test_a_version_sent_after_the_testimony_was_rejected_keeps_what_was_typed(
     client, cast, submitted
 ):
-    services.decide_testimony(actor=cast.lead, testimony=submitted, to_status="approved")
+    review.decide(
+        actor=cast.lead, record=submitted, to_status="rejected", comment="Not the witness."
+    )
     client.force_login(cast.investigator)
     url = reverse("people:version_create", args=[cast.case.reference, submitted.pk])
     assert client.get(url).status_code == 302
@@ -199,5 +200,5 @@ def test_a_version_sent_after_the_testimony_was_approved_keeps_what_was_typed(
     response = client.post(url, {"text": typed, "reason": "late"})
     assert response.status_code == 409
     html = _body(response)
-    assert typed in html and "This testimony is approved" in html
+    assert typed in html and "This testimony is rejected" in html
     assert submitted.versions.count() == 2

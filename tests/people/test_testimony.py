@@ -4,8 +4,9 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from casefiles.models import AuditEntry
+from legal.models import ReviewDecision
+from legal.services import review
 from people import models, services
-from people.models import ReviewDecision
 from tests.factories import register_person
 
 pytestmark = pytest.mark.django_db
@@ -30,8 +31,8 @@ def testimony(cast):
 
 
 def _approve(cast, testimony):
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
-    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
+    review.decide(actor=cast.lawyer, record=testimony, to_status="approved")
 
 
 def test_a_new_testimony_is_a_draft_with_its_first_version_hashed(testimony):
@@ -105,21 +106,21 @@ def test_a_revision_needs_a_reason(cast, testimony):
 
 
 def test_the_submitter_cannot_approve(cast, testimony):
-    services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="submitted")
+    review.decide(actor=cast.lead, record=testimony, to_status="submitted")
     with pytest.raises(ValidationError, match="submitted"):
-        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="approved")
+        review.decide(actor=cast.lead, record=testimony, to_status="approved")
     testimony.refresh_from_db()
     assert testimony.status == "submitted"
-    assert services.allowed_transitions(cast.lead, testimony) == ["returned"]
-    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    assert review.allowed_targets(cast.lead, testimony) == ["returned", "rejected"]
+    review.decide(actor=cast.lawyer, record=testimony, to_status="approved")
     testimony.refresh_from_db()
     assert testimony.status == "approved"
 
 
 def test_each_transition_is_recorded_and_audited(cast, testimony):
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
-    services.decide_testimony(
-        actor=cast.lawyer, testimony=testimony, to_status="returned", comment="Dates unclear"
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
+    review.decide(
+        actor=cast.lawyer, record=testimony, to_status="returned", comment="Dates unclear"
     )
     services.revise_testimony(
         actor=cast.investigator, testimony=testimony, text=STATEMENT + " 2014", reason="Dates"
@@ -133,37 +134,48 @@ def test_each_transition_is_recorded_and_audited(cast, testimony):
         ("submitted", "approved", "lawyer"),
     ]
     actions = list(
-        AuditEntry.objects.filter(action__startswith="testimony.")
+        AuditEntry.objects.filter(action__regex=r"^(testimony|review)\.")
         .order_by("seq")
         .values_list("action", flat=True)
     )
     assert actions == [
         "testimony.create",
-        "testimony.submit",
-        "testimony.return",
+        "review.submit",
+        "review.return",
         "testimony.revise",
-        "testimony.submit",
-        "testimony.approve",
+        "review.submit",
+        "review.approve",
     ]
-    assert AuditEntry.objects.get(action="testimony.return").details["comment"] == "Dates unclear"
-    assert AuditEntry.objects.get(action="testimony.approve").details["version"] == 2
+    assert AuditEntry.objects.get(action="review.return").details["comment"] == "Dates unclear"
+    # What was approved: the second version, by its hash.
+    second = testimony.versions.get(number=2)
+    assert AuditEntry.objects.get(action="review.approve").details["sha256"] == second.sha256
+    assert ReviewDecision.objects.get(to_status="approved").sha256 == second.sha256
 
 
 def test_returning_needs_a_comment(cast, testimony):
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
     with pytest.raises(ValidationError):
-        services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="returned")
+        review.decide(actor=cast.lawyer, record=testimony, to_status="returned")
 
 
-def test_an_approved_testimony_cannot_change(cast, testimony):
+def test_an_approved_testimony_that_changes_goes_back_to_review(cast, testimony):
     _approve(cast, testimony)
-    with pytest.raises(ValidationError):
-        services.revise_testimony(
-            actor=cast.investigator, testimony=testimony, text="new", reason="late change"
-        )
-    with pytest.raises(ValidationError):
-        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="returned")
-    assert testimony.versions.count() == 1
+    with pytest.raises(ValidationError):  # approved: no step of the table but by a change
+        review.decide(actor=cast.lead, record=testimony, to_status="returned")
+    version = services.revise_testimony(
+        actor=cast.lead, testimony=testimony, text="new", reason="late change"
+    )
+    testimony.refresh_from_db()
+    assert testimony.status == "submitted" and testimony.versions.count() == 2
+    reopened = ReviewDecision.objects.filter(testimony=testimony).latest("pk")
+    assert (reopened.from_status, reopened.to_status) == ("approved", "submitted")
+    assert reopened.actor == cast.lead and reopened.sha256 == version.sha256
+    entry = AuditEntry.objects.get(action="review.reopen")
+    assert entry.details["sha256"] == version.sha256 and entry.target_id == str(testimony.pk)
+    # Who changed it cannot approve it now; a second person can.
+    with pytest.raises(ValidationError, match="last changed"):
+        review.decide(actor=cast.lead, record=testimony, to_status="approved")
 
 
 def test_the_database_keeps_an_approved_testimony_locked(cast, testimony):
@@ -187,22 +199,20 @@ def test_only_roles_with_the_right_may_submit_or_approve(cast, testimony):
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        services.decide_testimony(actor=cast.observer, testimony=testimony, to_status="submitted")
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+        review.decide(actor=cast.observer, record=testimony, to_status="submitted")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
     with pytest.raises(PermissionDenied):  # an investigator has no approval right
-        services.decide_testimony(
-            actor=cast.investigator, testimony=testimony, to_status="approved"
-        )
+        review.decide(actor=cast.investigator, record=testimony, to_status="approved")
 
 
 def test_who_wrote_a_version_cannot_approve_even_when_a_colleague_submitted(cast, testimony):
     services.revise_testimony(
         actor=cast.lead, testimony=testimony, text=STATEMENT + " (corrected)", reason="typo"
     )
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
-    assert "approved" not in services.allowed_transitions(cast.lead, testimony)
-    with pytest.raises(ValidationError, match="wrote a version"):
-        services.decide_testimony(actor=cast.lead, testimony=testimony, to_status="approved")
-    services.decide_testimony(actor=cast.lawyer, testimony=testimony, to_status="approved")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
+    assert "approved" not in review.allowed_targets(cast.lead, testimony)
+    with pytest.raises(ValidationError, match="last changed"):
+        review.decide(actor=cast.lead, record=testimony, to_status="approved")
+    review.decide(actor=cast.lawyer, record=testimony, to_status="approved")
     testimony.refresh_from_db()
     assert testimony.status == "approved"

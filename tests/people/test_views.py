@@ -5,6 +5,8 @@ from django.utils import timezone
 
 from casefiles import services as casefiles_services
 from casefiles.models import AuditEntry
+from legal import panels as legal_panels
+from legal.services import review
 from people import models, services
 from people.models import Consent, Person
 from tests.casefiles.test_urls import _all_urls
@@ -68,7 +70,7 @@ def world(cast, witness):
         given_on=timezone.now().date(),
     )
     testimony = _draft(cast, witness)
-    services.decide_testimony(actor=cast.investigator, testimony=testimony, to_status="submitted")
+    review.decide(actor=cast.investigator, record=testimony, to_status="submitted")
     return {
         "code": witness.code,
         "testimony_id": str(testimony.pk),
@@ -122,7 +124,7 @@ def test_an_error_page_shows_no_identity(client, cast, world, monkeypatch):
         identity = Person.objects.get(code=world["code"]).open_identity()
         raise RuntimeError(f"failed for {identity.name_ar} {identity.name_latin}")
 
-    monkeypatch.setattr(services, "allowed_transitions", broken)
+    monkeypatch.setattr(legal_panels, "allowed_targets", broken)
     client.force_login(cast.lawyer)
     url = reverse("people:testimony_detail", args=[cast.case.reference, world["testimony_id"]])
     response = client.get(url)
@@ -284,9 +286,7 @@ def test_the_csv_download_has_codes_and_no_identity(client, cast, world):
 
 def test_testimony_page_shows_rtl_statement_history_and_diff(client, cast, world):
     testimony = models.Testimony.objects.get(pk=world["testimony_id"])
-    services.decide_testimony(
-        actor=cast.lawyer, testimony=testimony, to_status="returned", comment="أضف التاريخ"
-    )
+    review.decide(actor=cast.lawyer, record=testimony, to_status="returned", comment="أضف التاريخ")
     services.revise_testimony(
         actor=cast.investigator,
         testimony=testimony,
@@ -310,7 +310,7 @@ def test_the_submitter_is_not_offered_approval_and_cannot_force_it(client, cast,
         actor=cast.admin, case=cast.case, user=cast.investigator, role="lead"
     )
     client.force_login(cast.investigator)
-    url = reverse("people:testimony_decide", args=[cast.case.reference, testimony.pk])
+    url = reverse("legal:testimony_review", args=[cast.case.reference, testimony.pk])
     response = client.post(url, {"to_status": "approved"})
     assert response.status_code == 400
     testimony.refresh_from_db()

@@ -1,0 +1,269 @@
+"""The lawyer's records: review decisions, assessments, the legal elements of crimes and
+the links that tie evidence and testimony to them.
+
+Decisions, assessments, links and their confirmations are append-only (model and
+database refuse UPDATE and DELETE) and bound into the audit chain: the current state of
+anything here is read from its latest row, never overwritten.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from casefiles.reviewing import ReviewStatus
+
+from .querysets import CaseOwnedQuerySet, DecisionQuerySet, LinkPartQuerySet
+
+
+class AppendOnlyModel(models.Model):
+    """A row that is written once: the model refuses to change or delete it."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError(f"{type(self).__name__} rows are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError(f"{type(self).__name__} rows are append-only.")
+
+
+class ReviewDecision(AppendOnlyModel):
+    """One step of the review of an evidence item or a testimony (``legal/review.py``):
+    who, when, from, to, why, and the SHA-256 of what was reviewed (the original's hash
+    for an item, the statement version's for a testimony)."""
+
+    chain_bound = True  # each row's content hash is in its audit entry
+
+    testimony = models.ForeignKey(
+        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="decisions"
+    )
+    item = models.ForeignKey(
+        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="decisions"
+    )
+    from_status = models.CharField(max_length=16, choices=ReviewStatus.choices)
+    to_status = models.CharField(max_length=16, choices=ReviewStatus.choices)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    comment = models.TextField(_("comment"), blank=True)
+    # Blank only on the testimony decisions recorded before the hash was kept.
+    sha256 = models.CharField(max_length=64, blank=True)
+
+    objects = DecisionQuerySet.as_manager()
+
+    class Meta:
+        # The table testimony review began in: audit entries bind its rows by its name.
+        db_table = "people_reviewdecision"
+        ordering = ["at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
+                name="decision_on_item_or_testimony",
+            )
+        ]
+        indexes = [models.Index(fields=["item", "id"], name="decision_item_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.item or self.testimony}: {self.from_status} → {self.to_status}"
+
+
+class Crime(models.Model):
+    """A crime of one instrument (the Rome Statute, a national code), or the contextual
+    elements an article's crimes share. Codes are stable: links name them for good."""
+
+    code = models.CharField(max_length=32, unique=True)  # "RS-7-1-f", "VStGB-7-1-5"
+    instrument = models.CharField(_("instrument"), max_length=100)  # "Rome Statute"
+    jurisdiction = models.CharField(_("jurisdiction"), max_length=32)  # "ICC", "DE"
+    article = models.CharField(_("article"), max_length=32)  # "7(1)(f)"
+    label_en = models.CharField(_("name in English"), max_length=200)
+    label_ar = models.CharField(_("name in Arabic"), max_length=200)
+    contextual = models.BooleanField(default=False)  # the elements every crime here needs
+    order = models.PositiveIntegerField(default=0)
+    since = models.CharField(_("catalogue version"), max_length=16)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["order", "code"]
+        verbose_name = _("crime")
+        verbose_name_plural = _("crimes")
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.label_en}"
+
+    def label(self, language: str | None) -> str:
+        return self.label_ar if (language or "").startswith("ar") else self.label_en
+
+
+class LegalElement(models.Model):
+    """One element a prosecutor must prove of a crime (or of its context). Added and
+    retired by admins, never deleted; a retired element keeps its links."""
+
+    crime = models.ForeignKey(Crime, models.PROTECT, related_name="elements")
+    code = models.CharField(max_length=40, unique=True)  # "RS-7-1-f.1"
+    label_en = models.TextField(_("element in English"))
+    label_ar = models.TextField(_("element in Arabic"))
+    order = models.PositiveIntegerField(default=0)
+    since = models.CharField(_("catalogue version"), max_length=16)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["crime__order", "crime__code", "order", "code"]
+        verbose_name = _("legal element")
+        verbose_name_plural = _("legal elements")
+
+    def __str__(self) -> str:
+        return self.code
+
+    def label(self, language: str | None) -> str:
+        return self.label_ar if (language or "").startswith("ar") else self.label_en
+
+
+class Stance(models.TextChoices):
+    SUPPORTS = "supports", _("Supports")
+    CONTRADICTS = "contradicts", _("Contradicts")
+    CONTEXT = "context", _("Context")
+
+
+class ElementLink(AppendOnlyModel):
+    """An item or a testimony tied to an element: its stance and the proposition in the
+    lawyer's words. Counts as reviewed once a second lawyer confirms it. Never changed:
+    a link made in error is withdrawn by a ``LinkWithdrawal``."""
+
+    chain_bound = True
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="element_links")
+    element = models.ForeignKey(LegalElement, models.PROTECT, related_name="links")
+    item = models.ForeignKey(
+        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="links"
+    )
+    testimony = models.ForeignKey(
+        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="links"
+    )
+    stance = models.CharField(_("stance"), max_length=16, choices=Stance.choices)
+    proposition = models.TextField(_("what it shows, in your words"))
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    objects = CaseOwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
+                name="link_to_item_or_testimony",
+            )
+        ]
+        indexes = [models.Index(fields=["case", "element"], name="link_case_element")]
+
+    def __str__(self) -> str:
+        return f"{self.item or self.testimony} {self.stance} {self.element}"
+
+
+class LinkConfirmation(AppendOnlyModel):
+    """A second lawyer confirms a link (four eyes: never its author)."""
+
+    chain_bound = True
+
+    link = models.OneToOneField(ElementLink, models.PROTECT, related_name="confirmation")
+    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    note = models.TextField(_("note"), blank=True)
+
+    objects = LinkPartQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.link_id} confirmed by {self.confirmed_by_id}"
+
+
+class LinkWithdrawal(AppendOnlyModel):
+    """A link withdrawn, with why: it no longer counts, and stays in the history."""
+
+    chain_bound = True
+
+    link = models.OneToOneField(ElementLink, models.PROTECT, related_name="withdrawal")
+    withdrawn_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    reason = models.TextField(_("reason"))
+
+    objects = LinkPartQuerySet.as_manager()
+
+    def __str__(self) -> str:
+        return f"{self.link_id} withdrawn by {self.withdrawn_by_id}"
+
+
+class Assessment(AppendOnlyModel):
+    """One assessor's grading of an item or a testimony at a time. Append-only: the
+    latest of each assessor is shown, several assessors side by side, never averaged."""
+
+    chain_bound = True
+
+    class Reliability(models.TextChoices):  # the source (Admiralty grading, letters)
+        A = "A", _("A: completely reliable")
+        B = "B", _("B: usually reliable")
+        C = "C", _("C: fairly reliable")
+        D = "D", _("D: not usually reliable")
+        E = "E", _("E: unreliable")
+        F = "F", _("F: reliability cannot be judged")
+
+    class Credibility(models.TextChoices):  # the information (Admiralty grading, digits)
+        C1 = "1", _("1: confirmed by other sources")
+        C2 = "2", _("2: probably true")
+        C3 = "3", _("3: possibly true")
+        C4 = "4", _("4: doubtful")
+        C5 = "5", _("5: improbable")
+        C6 = "6", _("6: truth cannot be judged")
+
+    class Consistency(models.TextChoices):  # what it shows against what its source claims
+        SAME = "same", _("Shows what its source claims")
+        PARTLY = "partly", _("Partly differs from what its source claims")
+        DIFFERS = "differs", _("Differs from what its source claims")
+
+    class Geolocation(models.TextChoices):
+        EXACT = "exact", _("Exact (±10 m)")
+        VICINITY = "vicinity", _("Vicinity (±100 m)")
+        LOCALITY = "locality", _("Locality (±1 km)")
+        UNKNOWN = "unknown", _("Unknown")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="assessments")
+    item = models.ForeignKey(
+        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="assessments"
+    )
+    testimony = models.ForeignKey(
+        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="assessments"
+    )
+    assessor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    reliability = models.CharField(
+        _("source reliability"), max_length=1, choices=Reliability.choices
+    )
+    credibility = models.CharField(
+        _("information credibility"), max_length=1, choices=Credibility.choices
+    )
+    consistency = models.CharField(
+        _("against its source's claim"), max_length=8, choices=Consistency.choices
+    )
+    geolocation = models.CharField(
+        _("geolocation precision"), max_length=8, choices=Geolocation.choices
+    )
+    authenticity = models.TextField(_("authenticity notes"), blank=True)
+    rationale = models.TextField(_("rationale"))
+
+    objects = CaseOwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
+                name="assessment_of_item_or_testimony",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reliability}{self.credibility} by {self.assessor_id}"

@@ -1,0 +1,1 @@
+"""legal's writes: each public service is one durable transaction with its audit entry."""
