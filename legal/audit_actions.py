@@ -9,3 +9,13 @@ ACTIONS = {
     "review.reject": _("Rejected in review"),
     "review.reopen": _("Back to review: changed after approval"),
 }
+ACTIONS.update(
+    {
+        "legal.link": _("Linked to a legal element"),
+        "legal.link_confirm": _("Link to a legal element confirmed"),
+        "legal.link_withdraw": _("Link to a legal element withdrawn"),
+        "legal.assess": _("Assessment recorded"),
+        "legal.matrix": _("Evidence matrix viewed"),
+        "legal.matrix_export": _("Evidence matrix exported"),
+    }
+)

@@ -8,12 +8,18 @@ anything here is read from its latest row, never overwritten.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.reviewing import ReviewStatus
+
+if TYPE_CHECKING:
+    from evidence.models import EvidenceItem
+    from people.models import Testimony
 
 from .querysets import CaseOwnedQuerySet, DecisionQuerySet, LinkPartQuerySet
 
@@ -163,6 +169,14 @@ class ElementLink(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.item or self.testimony} {self.stance} {self.element}"
+
+    @property
+    def record(self) -> EvidenceItem | Testimony:
+        """The item or the testimony linked (the database holds exactly one)."""
+        record = self.item or self.testimony
+        if record is None:
+            raise ValueError(f"link {self.pk} has neither an item nor a testimony")
+        return record
 
 
 class LinkConfirmation(AppendOnlyModel):

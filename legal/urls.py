@@ -2,16 +2,23 @@ from django.urls import path
 
 import casefiles.converters  # noqa: F401 (registers the text converter)
 
-from . import views
+from . import matrix_views, views
 
 app_name = "legal"
+_item = "cases/<text:ref>/evidence/<text:item_ref>/"
+_testimony = "cases/<text:ref>/testimonies/<int:testimony_id>/"
 urlpatterns = [
+    path(f"{_item}review/", views.item_review, name="item_review"),
+    path(f"{_testimony}review/", views.testimony_review, name="testimony_review"),
+    path(f"{_item}links/", views.item_link, name="item_link"),
+    path(f"{_testimony}links/", views.testimony_link, name="testimony_link"),
+    path(f"{_item}assess/", views.item_assess, name="item_assess"),
+    path(f"{_testimony}assess/", views.testimony_assess, name="testimony_assess"),
+    path("cases/<text:ref>/links/<int:link_id>/confirm/", views.link_confirm, name="link_confirm"),
     path(
-        "cases/<text:ref>/evidence/<text:item_ref>/review/", views.item_review, name="item_review"
+        "cases/<text:ref>/links/<int:link_id>/withdraw/", views.link_withdraw, name="link_withdraw"
     ),
-    path(
-        "cases/<text:ref>/testimonies/<int:testimony_id>/review/",
-        views.testimony_review,
-        name="testimony_review",
-    ),
+    path("cases/<text:ref>/matrix/", matrix_views.matrix, name="matrix"),
+    path("cases/<text:ref>/matrix.csv", matrix_views.matrix_csv, name="matrix_csv"),
+    path("cases/<text:ref>/matrix/<text:code>/", matrix_views.element_links, name="element_links"),
 ]

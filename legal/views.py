@@ -1,10 +1,16 @@
-"""Review steps taken from an item's or a testimony's page (their review panel posts here)."""
+"""What a lawyer does from an item's or a testimony's page (its panels post here): a
+review step, a link to a legal element and its confirmation, an assessment."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from django import forms
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from casefiles.access import account_of, get_case_for_user
@@ -12,30 +18,61 @@ from casefiles.models import Case
 from evidence.models import EvidenceItem
 from people.models import Testimony
 
-from .forms import DecisionForm
-from .services import review
-from .services.review import Reviewed
+from .forms import AssessmentForm, DecisionForm, LinkForm, NoteForm, ReasonForm
+from .models import ElementLink
+from .services import assessments, links, review
+from .services.common import Reviewed
 
 
-def item_review(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+def the_item(request: HttpRequest, ref: str, item_ref: str) -> tuple[Case, EvidenceItem]:
     case = get_case_for_user(request.user, ref)
     items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
     item = get_object_or_404(items.select_related("original"), reference=item_ref)
     item.case = case
-    return _decide(request, case, item)
+    return case, item
 
 
-def testimony_review(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+def the_testimony(request: HttpRequest, ref: str, testimony_id: int) -> tuple[Case, Testimony]:
     case = get_case_for_user(request.user, ref)
     testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
     testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
     testimony.case = case
-    return _decide(request, case, testimony)
+    return case, testimony
+
+
+def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse]):
+    """Two URLs for one step, on an item or on a testimony; POST only."""
+
+    def on_item(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        return view(request, *the_item(request, ref, item_ref))
+
+    def on_testimony(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        return view(request, *the_testimony(request, ref, testimony_id))
+
+    return on_item, on_testimony
+
+
+def form_errors(form: forms.BaseForm, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for name, errors in exc.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def refused_form(
+    request: HttpRequest, case: Case, record: Reviewed, form: forms.BaseForm, title: str
+) -> HttpResponse:
+    """The form again, with what was typed and why it was not saved."""
+    values = {"case": case, "record": record, "form": form, "title": title}
+    return render(request, "legal/record_form.html", values, status=400)
 
 
 def _decide(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
-    if request.method != "POST":
-        return HttpResponseNotAllowed(["POST"])
     actor = account_of(request)
     source = review.status_of(record)
     # Every step the table has from here: a refused one is said in words, not as a
@@ -46,23 +83,93 @@ def _decide(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
         try:
             review.decide(actor=actor, record=record, **form.cleaned_data)
         except ValidationError as exc:
-            if hasattr(exc, "error_dict"):
-                for field, errors in exc.error_dict.items():
-                    form.add_error(field if field in form.fields else None, errors)
-            else:
-                form.add_error(None, exc)
+            form_errors(form, exc)
         else:
             return redirect(f"{record.get_absolute_url()}#review")
     elif "to_status" in form.errors:
         form.add_error(None, review.refusal_of_choice(source, request.POST.get("to_status", "")))
-    return render(
-        request,
-        "legal/decision_form.html",
-        {
-            "case": case,
-            "record": record,
-            "form": form,
-            "title": _("Review of %s") % record,
-        },
-        status=400,
+    return refused_form(request, case, record, form, _("Review of %s") % record)
+
+
+def _link(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
+    form = LinkForm(request.POST, language=get_language())
+    if form.is_valid():
+        try:
+            links.link_to_element(
+                actor=account_of(request), case=case, record=record, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(f"{record.get_absolute_url()}#elements")
+    return refused_form(request, case, record, form, _("Link %s to a legal element") % record)
+
+
+def _assess(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
+    form = AssessmentForm(request.POST)
+    if form.is_valid():
+        try:
+            assessments.assess(
+                actor=account_of(request), case=case, record=record, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(f"{record.get_absolute_url()}#assessments")
+    return refused_form(request, case, record, form, _("Assessment of %s") % record)
+
+
+item_review, testimony_review = posted(_decide)
+item_link, testimony_link = posted(_link)
+item_assess, testimony_assess = posted(_assess)
+
+
+def _the_link(request: HttpRequest, ref: str, link_id: int) -> tuple[Case, ElementLink]:
+    case = get_case_for_user(request.user, ref)
+    found = ElementLink.objects.visible_to(request.user).filter(case=case)
+    link = get_object_or_404(
+        found.select_related("element", "item", "testimony__witness"), pk=link_id
     )
+    link.case = case
+    return case, link
+
+
+def link_confirm(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    case, link = _the_link(request, ref, link_id)
+    form = NoteForm(request.POST)
+    if form.is_valid():
+        try:
+            links.confirm_link(actor=account_of(request), link=link, **form.cleaned_data)
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(_back(request, link))
+    return refused_form(
+        request, case, link.record, form, _("Confirm the link to %s") % link.element
+    )
+
+
+def link_withdraw(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    case, link = _the_link(request, ref, link_id)
+    form = ReasonForm(request.POST)
+    if form.is_valid():
+        try:
+            links.withdraw_link(actor=account_of(request), link=link, **form.cleaned_data)
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(_back(request, link))
+    return refused_form(
+        request, case, link.record, form, _("Withdraw the link to %s") % link.element
+    )
+
+
+def _back(request: HttpRequest, link: ElementLink) -> str:
+    """Back where the form was: the element's page or the record's (never elsewhere)."""
+    if request.POST.get("back") == "element":
+        return reverse("legal:element_links", args=[link.case.reference, link.element.code])
+    return f"{link.record.get_absolute_url()}#elements"

@@ -18,11 +18,10 @@ from people.protection import statement_refusal
 
 from ..models import ReviewDecision
 from ..review import TRANSITIONS, Step, actions_for
+from .common import Reviewed
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
-
-Reviewed = EvidenceItem | Testimony
 
 
 def kind_of(record: Reviewed) -> str:
