@@ -27,7 +27,7 @@ from people import crypto
 from people import services as people_services
 from people.models import CaseRole, Consent, Identity, Person, Relation, Testimony
 
-from . import photos, story
+from . import lawyers, photos, story
 
 
 class Seeder:
@@ -49,6 +49,7 @@ class Seeder:
         self.testimony()
         self.consents()
         self.identification()
+        lawyers.LawyersWork(self).run()
         self.checkpoint()
         return self.created
 

@@ -212,3 +212,81 @@ CUSTODY: dict[str, Any] = {
     "location": "Evidence room, locked cabinet 2 (fictional)",
     "purpose": "Review of the identification",
 }
+
+# The lawyers' work on the case: the identified photograph and the statement assessed,
+# linked to the elements of the crimes against humanity they prove, the links confirmed
+# by a second lawyer; the photograph submitted and approved. Elements no evidence supports
+# yet stay gaps in the matrix (enforced disappearance's refusal to inform, for one).
+ASSESSMENTS: list[dict[str, Any]] = [
+    {
+        "of": "photo",
+        "by": "lawyer",
+        "reliability": "B",
+        "credibility": "2",
+        "consistency": "same",
+        "geolocation": "locality",
+        "authenticity": "Camera metadata consistent with the card's other photographs.",
+        "rationale": "Numbering and framing match the series; the scar matches the mother's "
+        "account (fictional).",
+    },
+    {
+        "of": "photo",
+        "by": "lead",
+        "reliability": "A",
+        "credibility": "2",
+        "consistency": "same",
+        "geolocation": "unknown",
+        "authenticity": "",
+        "rationale": "Handed over by the photographer himself; place not visible (fictional).",
+    },
+    {
+        "of": "testimony",
+        "by": "lawyer",
+        "reliability": "B",
+        "credibility": "3",
+        "consistency": "partly",
+        "geolocation": "locality",
+        "authenticity": "",
+        "rationale": "Dates given from memory; the cell number came only at the read-back "
+        "(fictional).",
+    },
+]
+LINKS: list[dict[str, Any]] = [
+    {
+        "of": "photo",
+        "element": "RS-7-1-a.1",
+        "stance": "supports",
+        "proposition": "The photograph shows the body of Salim, whom his mother recognised "
+        "(fictional).",
+        "confirmed_by": "lead",
+    },
+    {
+        "of": "photo",
+        "element": "RS-7-1-f.1",
+        "stance": "supports",
+        "proposition": "Bruising and ligature marks on the wrists (fictional).",
+        "confirmed_by": "lead",
+    },
+    {
+        "of": "testimony",
+        "element": "RS-7-1-i.1",
+        "stance": "supports",
+        "proposition": "Salim was called by his number and never came back (fictional).",
+        "confirmed_by": "lead",
+    },
+    {
+        "of": "testimony",
+        "element": "RS-7-1-e.1",
+        "stance": "supports",
+        "proposition": "About fifty detainees held in one cell for months (fictional).",
+        "confirmed_by": None,
+    },
+    {
+        "of": "testimony",
+        "element": "RS-7-CTX.1",
+        "stance": "context",
+        "proposition": "Arrests at checkpoints on the airport road (fictional).",
+        "confirmed_by": None,
+    },
+]
+PHOTO_REVIEW = {"submitted_by": "lawyer", "approved_by": "lead"}

@@ -20,6 +20,10 @@ GUARDED = {
     "people_reviewdecision",
     "people_protectionchange",
     "people_person",
+    "legal_elementlink",
+    "legal_linkconfirmation",
+    "legal_linkwithdrawal",
+    "legal_assessment",
 }
 
 # What a migration altering the table does on SQLite: copy it into a new table (which has

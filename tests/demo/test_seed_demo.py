@@ -14,7 +14,7 @@ from casefiles.models import AuditCheckpoint, AuditEntry, Case, Membership
 from demo import photos, story
 from demo.story import DEMO_USERS, demo_password
 from evidence.models import CustodyEvent, EvidenceItem, Identification, IntakeBatch
-from legal.models import ReviewDecision
+from legal.models import Assessment, ElementLink, LinkConfirmation, ReviewDecision
 from people import models as people_models  # its Test* classes: not collected by pytest
 from people.models import (
     CaseRole,
@@ -69,6 +69,9 @@ def _counts():
             ReviewDecision,
             Consent,
             Identification,
+            Assessment,
+            ElementLink,
+            LinkConfirmation,
         )
     ]
 
@@ -256,9 +259,39 @@ def test_every_step_is_audited_and_a_checkpoint_signs_it_all(seeded):
         "review.approve",
         "consent.record",
         "consent.withdraw",
+        "legal.assess",
+        "legal.link",
+        "legal.link_confirm",
     } <= actions, actions
     checkpoint = AuditCheckpoint.objects.get()
     last = AuditEntry.objects.order_by("-seq").first()
     assert last.action == "audit.checkpoint"
     assert checkpoint.size == last.seq - 1  # every entry before its own
     assert verify_chain().ok
+
+
+def test_the_lawyers_assessed_linked_and_left_a_gap(client, seeded):
+    from django.urls import reverse
+
+    from casefiles.reviewing import ReviewStatus
+    from legal.matrix import gaps, matrix_of
+
+    photo = EvidenceItem.objects.get(title=story.IDENTIFICATION["title"])
+    assert photo.review_status == ReviewStatus.APPROVED
+    graded = {
+        (a.assessor.username, a.reliability + a.credibility) for a in Assessment.objects.all()
+    }
+    assert graded == {("lawyer", "B2"), ("lead", "A2"), ("lawyer", "B3")}
+    assert ElementLink.objects.count() == len(story.LINKS)
+    assert LinkConfirmation.objects.count() == 3
+    matrix = matrix_of(seeded)
+    rows = {row.element.code: row for group in matrix for row in group.rows}
+    assert not rows["RS-7-1-a.1"].gap and not rows["RS-7-1-f.1"].gap
+    assert rows["RS-7-1-e.1"].gap  # supported, but not yet confirmed by a second lawyer
+    assert rows["RS-7-1-i.2"] in [r for r in rows.values() if r.gap]
+    assert gaps(matrix)
+    client.force_login(get_user_model().objects.get(username="lawyer"))
+    for language, heading in (("en", "Evidence matrix"), ("ar", "مصفوفة الأدلة")):
+        client.cookies["django_language"] = language
+        page = client.get(reverse("legal:matrix", args=[CASE])).content.decode()
+        assert heading in page and 'class="gap"' in page
