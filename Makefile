@@ -65,13 +65,16 @@ test-postgres: $(VENV)/.installed
 	  echo "PostgreSQL not reachable at $(PG_URL): skipping the PostgreSQL run"; \
 	fi
 
-# Browser tests drive Debian's chromium (Playwright never downloads a browser here).
+# Browser tests drive Debian's chromium (Playwright never downloads a browser here) and
+# check pages with axe-core from the npm registry (tools/axe, pinned by its lock file).
 browser-deps:
 	@command -v chromium >/dev/null || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian chromium for the browser tests"; \
 	    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; \
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
+	@[ -f tools/axe/node_modules/axe-core/axe.min.js ] || \
+	  (cd tools/axe && npm ci --silent --no-audit --no-fund)
 
 test: lint shape types migrations-check browser-deps test-sqlite test-postgres
 

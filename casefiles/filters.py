@@ -8,6 +8,16 @@ from .audit_actions import declared_actions
 from .models import AuditEntry, Case
 
 
+class DateRange(DateRangeWidget):
+    """Two date boxes, each with its own name for screen readers ("from", "to"): the
+    filter's one label is tied to the first box only."""
+
+    def __init__(self) -> None:
+        super().__init__(attrs={"type": "date"})
+        self.widgets[0].attrs["aria-label"] = _("from")
+        self.widgets[1].attrs["aria-label"] = _("to")
+
+
 class AnyYesNo(forms.NullBooleanSelect):
     """Any / Yes / No for a yes-or-no filter: Django's own first choice reads "Unknown",
     as if it were a value of the field rather than no filter at all."""
@@ -39,7 +49,7 @@ class AuditEntryFilter(django_filters.FilterSet):
     target_id = django_filters.CharFilter(label=_("Object id"))
     at = django_filters.DateFromToRangeFilter(
         label=_("Date"),
-        widget=DateRangeWidget(attrs={"type": "date"}),
+        widget=DateRange(),
     )
 
     class Meta:

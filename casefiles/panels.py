@@ -54,4 +54,5 @@ def render_snippet(context: Context, template_name: str, values: dict[str, Any])
     if context.template is None:
         raise ValueError("a panel renders inside a template")
     template = context.template.engine.get_template(template_name)
-    return template.render(context.new(values))
+    # A panel's form posts like the page's own: it carries the page's CSRF token.
+    return template.render(context.new({"csrf_token": context.get("csrf_token"), **values}))

@@ -1,8 +1,7 @@
 import django_filters
 from django.utils.translation import gettext_lazy as _
-from django_filters.widgets import DateRangeWidget
 
-from casefiles.filters import AnyYesNo
+from casefiles.filters import AnyYesNo, DateRange
 from people.protection import withheld_testimonies
 
 from .models import EvidenceItem, IntakeBatch
@@ -13,7 +12,7 @@ class EvidenceFilter(django_filters.FilterSet):
     taken = django_filters.DateFromToRangeFilter(
         label=_("Date taken"),
         field_name="provenance__taken_date",
-        widget=DateRangeWidget(attrs={"type": "date"}),
+        widget=DateRange(),
     )
     camera = django_filters.ChoiceFilter(
         label=_("Camera"), field_name="provenance__camera_model", choices=[]

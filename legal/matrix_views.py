@@ -62,11 +62,11 @@ def matrix_csv(request: HttpRequest, ref: str) -> HttpResponse:
     return response
 
 
-def element_links(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+def element_links(request: HttpRequest, ref: str, element_code: str) -> HttpResponse:
     """The links of one element in this case, filtered as the matrix's count was:
     ``stance``, ``reviewed`` (1 or 0) and ``kind`` (item or testimony)."""
     case = get_case_for_user(request.user, ref)
-    element = LegalElement.objects.select_related("crime").filter(code=code).first()
+    element = LegalElement.objects.select_related("crime").filter(code=element_code).first()
     if element is None:
         raise Http404
     links = (

@@ -20,5 +20,9 @@ urlpatterns = [
     ),
     path("cases/<text:ref>/matrix/", matrix_views.matrix, name="matrix"),
     path("cases/<text:ref>/matrix.csv", matrix_views.matrix_csv, name="matrix_csv"),
-    path("cases/<text:ref>/matrix/<text:code>/", matrix_views.element_links, name="element_links"),
+    path(
+        "cases/<text:ref>/matrix/<text:element_code>/",
+        matrix_views.element_links,
+        name="element_links",
+    ),
 ]

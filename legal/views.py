@@ -44,14 +44,16 @@ def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse]):
     """Two URLs for one step, on an item or on a testimony; POST only."""
 
     def on_item(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+        found = the_item(request, ref, item_ref)  # first: outsiders learn nothing (404)
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        return view(request, *the_item(request, ref, item_ref))
+        return view(request, *found)
 
     def on_testimony(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
+        found = the_testimony(request, ref, testimony_id)
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
-        return view(request, *the_testimony(request, ref, testimony_id))
+        return view(request, *found)
 
     return on_item, on_testimony
 
@@ -135,9 +137,9 @@ def _the_link(request: HttpRequest, ref: str, link_id: int) -> tuple[Case, Eleme
 
 
 def link_confirm(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:
+    case, link = _the_link(request, ref, link_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    case, link = _the_link(request, ref, link_id)
     form = NoteForm(request.POST)
     if form.is_valid():
         try:
@@ -152,9 +154,9 @@ def link_confirm(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:
 
 
 def link_withdraw(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:
+    case, link = _the_link(request, ref, link_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    case, link = _the_link(request, ref, link_id)
     form = ReasonForm(request.POST)
     if form.is_valid():
         try:

@@ -111,7 +111,7 @@ def test_the_demo_lead_walks_the_story_of_the_demo_case(server, language):  # no
         assert statement.get_attribute("dir") == "rtl" and "المهجع رقم ٣" in statement.inner_text()
         assert "المهجع رقم ٣" in page.locator("div.diff div.added").all_inner_texts().__str__()
         assert "مهجع جماعي" in page.locator("div.diff div.removed").all_inner_texts().__str__()
-        history = page.locator("table.list tbody tr")
+        history = page.locator("#versions table.list tbody tr")
         assert history.count() == 2
         assert "investigator" in history.nth(1).inner_text()
         review = _section(page, "Review", language)

@@ -87,9 +87,22 @@ def values(cast, tmp_path):
         how="written",
         given_on=timezone.now().date(),
     )
+    from legal.models import LegalElement
+    from legal.services import links
+
+    link = links.link_to_element(
+        actor=cast.lawyer,
+        case=cast.case,
+        record=testimony,
+        element=LegalElement.objects.get(code="RS-7-1-f.1"),
+        stance="supports",
+        proposition="He describes the beatings.",
+    )
     return {
         "ref": cast.case.reference,
         "item_ref": batch.items.get().reference,
+        "link_id": str(link.pk),
+        "element_code": link.element.code,
         "pk": batch.pk,
         "code": person.code,
         "testimony_id": str(testimony.pk),

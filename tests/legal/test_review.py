@@ -234,3 +234,17 @@ def test_a_refused_decision_keeps_the_comment_and_says_why(client, cast, item):
     assert client.post(url, {"to_status": S.APPROVED}).status_code == 404
     item.refresh_from_db()
     assert item.review_status == S.SUBMITTED
+
+
+def test_the_panels_forms_carry_the_pages_csrf_token(cast, item):
+    from tests.conftest import VerifiedClient
+
+    client = VerifiedClient(enforce_csrf_checks=True)
+    client.force_login(cast.investigator)
+    page = client.get(item.get_absolute_url()).content.decode()
+    review_form = page.split('id="review"')[1].split("</form>")[0]
+    token = review_form.split('name="csrfmiddlewaretoken" value="')[1].split('"')[0]
+    url = reverse("legal:item_review", args=[cast.case.reference, item.reference])
+    assert client.post(url, {"to_status": S.SUBMITTED}).status_code == 403
+    response = client.post(url, {"to_status": S.SUBMITTED, "csrfmiddlewaretoken": token})
+    assert response.status_code == 302

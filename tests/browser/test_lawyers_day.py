@@ -1,0 +1,103 @@
+"""A lawyer's day in headless Chromium, in English and in Arabic (right to left): filter
+the gallery, open a photograph, assess it, link it to a legal element, submit it; a second
+person approves it and confirms the link; the evidence matrix counts it. axe-core finds no
+serious or critical violation on the gallery, the item, the matrix and the review pages."""
+
+import pytest
+
+from tests.browser.accessibility import violations
+from tests.browser.test_flows import CHROMIUM, _browser_page, _sign_in, server  # noqa: F401
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed")
+
+CASE = "DEMO-2014-001"
+# One photograph per language (the server is shared): neither reviewed in the demo.
+PHOTO = {"en": "EV-000002", "ar": "EV-000003"}
+ELEMENT = "RS-7-1-k.1"  # other inhumane acts: great suffering by an inhumane act
+
+
+def _as(server, username, language):  # noqa: F811
+    page_cm = _browser_page(server.url)
+    page = page_cm.__enter__()
+    _sign_in(page, username)
+    page.wait_for_url("**/cases/")
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+    return page_cm, page
+
+
+def _accessible(page, seen):
+    seen.extend(violations(page))
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_a_lawyer_assesses_links_and_submits_and_a_second_person_approves(
+    server,  # noqa: F811
+    language,
+):
+    photo = PHOTO[language]
+    item_url = f"/cases/{CASE}/evidence/{photo}/"
+    found = []
+    lawyer_cm, page = _as(server, "lawyer", language)
+    try:
+        # The gallery, filtered to photographs.
+        page.goto(f"/cases/{CASE}/evidence/?kind=photo")
+        assert page.locator("html").get_attribute("dir") == ("rtl" if language == "ar" else "ltr")
+        _accessible(page, found)
+        page.click(f"a[href='{item_url}']")
+        page.wait_for_url(f"**{item_url}")
+        _accessible(page, found)
+
+        # Assess it (Admiralty grades), with the form opened from its summary.
+        page.click("#assessments summary")
+        page.select_option("#assessments select[name=reliability]", "B")
+        page.select_option("#assessments select[name=credibility]", "2")
+        page.select_option("#assessments select[name=consistency]", "same")
+        page.select_option("#assessments select[name=geolocation]", "unknown")
+        page.fill("#assessments textarea[name=rationale]", "Framing matches the series.")
+        page.click("#assessments button[type=submit]")
+        page.wait_for_url(f"**{item_url}#assessments")
+        assert "B2" in page.locator("#assessments table").inner_text()
+
+        # Link it to an element of a crime.
+        page.click("#elements summary")
+        page.select_option("#elements select[name=element]", ELEMENT)
+        page.select_option("#elements select[name=stance]", "supports")
+        page.fill("#elements textarea[name=proposition]", "Marks of beating on the back.")
+        page.click("#elements button[type=submit]")
+        page.wait_for_url(f"**{item_url}#elements")
+        assert ELEMENT in page.locator("#elements").inner_text()
+
+        # Submit it for review: the one step open to the lawyer now.
+        page.check("#review input[name=to_status][value=submitted]")
+        page.click("#review button[type=submit]")
+        page.wait_for_url(f"**{item_url}#review")
+        assert page.locator("#review .review-status.submitted").count() == 1
+        assert page.locator("#review input[value=approved]").count() == 0  # four eyes
+    finally:
+        lawyer_cm.__exit__(None, None, None)
+
+    lead_cm, page = _as(server, "lead", language)
+    try:
+        page.goto(item_url)
+        page.check("#review input[name=to_status][value=approved]")
+        page.click("#review button[type=submit]")
+        page.wait_for_url(f"**{item_url}#review")
+        assert page.locator("#review .review-status.approved").count() == 1
+        page.click("#elements form[action$='/confirm/'] button")
+        page.wait_for_url(f"**{item_url}#elements")
+        _accessible(page, found)
+
+        # The matrix counts the confirmed link: the element is no longer a gap.
+        page.goto(f"/cases/{CASE}/matrix/")
+        _accessible(page, found)
+        row = page.locator("tr", has=page.locator(f"code:text-is('{ELEMENT}')"))
+        assert row.get_attribute("class") != "gap"
+        reviewed = row.locator(f"a[href*='{ELEMENT}/?stance=supports&reviewed=1']")
+        assert reviewed.inner_text() == str(1 if language == "en" else 2)
+        reviewed.click()
+        page.wait_for_url(f"**/matrix/{ELEMENT}/**")
+        assert photo in page.locator("ul.links").inner_text()
+        _accessible(page, found)
+    finally:
+        lead_cm.__exit__(None, None, None)
+    assert found == []
