@@ -19,3 +19,9 @@ ACTIONS.update(
         "legal.matrix_export": _("Evidence matrix exported"),
     }
 )
+ACTIONS.update(
+    {
+        "legal.element_add": _("Legal element added to the catalogue"),
+        "legal.element_retire": _("Legal elements retired"),
+    }
+)

@@ -347,6 +347,20 @@ def catalogue_loaded() -> None:
     assert list(element.values_list("code", flat=True)) == ["RS-7-1-f.1"]
 
 
+def admins_keep_the_catalogue() -> None:
+    """legal 0005: the Admin group may see crimes and elements and add elements (not
+    change or delete them); the reverse takes those rights back."""
+    apps = _migrate(("legal", "0005_admins_keep_the_catalogue"))
+    admin = apps.get_model("auth", "Group").objects.get(name="Admin")
+    legal = set(
+        admin.permissions.filter(content_type__app_label="legal").values_list("codename", flat=True)
+    )
+    assert legal == {"view_crime", "view_legalelement", "add_legalelement"}
+    apps = _migrate(("legal", "0004_catalogue_v1"))
+    admin = apps.get_model("auth", "Group").objects.get(name="Admin")
+    assert not admin.permissions.filter(content_type__app_label="legal").exists()
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -355,6 +369,7 @@ SCENARIOS = {
     ("people", "0005_bind_history_to_audit_chain"): history_bound,
     ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
+    ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
 }
 
 
