@@ -34,8 +34,15 @@ def register() -> None:
 
 
 def case_link(context: Context, case: Case) -> str:
-    url = reverse("legal:matrix", args=[case.reference])
-    return format_html('<p><a href="{}">{}</a></p>', url, _("Evidence matrix"))
+    workspace = reverse("legal:workspace", args=[case.reference])
+    matrix = reverse("legal:matrix", args=[case.reference])
+    return format_html(
+        '<p><a href="{}">{}</a></p><p><a href="{}">{}</a></p>',
+        workspace,
+        _("Review workspace"),
+        matrix,
+        _("Evidence matrix"),
+    )
 
 
 def item_lawyer(context: Context, item: EvidenceItem, case: Case) -> str:
