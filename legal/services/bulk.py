@@ -26,6 +26,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from casefiles import audit
+from casefiles.access import role_in
 from casefiles.models import Case
 from evidence.models import EvidenceItem
 from people.protection import withheld_testimonies
@@ -153,6 +154,8 @@ def run_bulk(job: BulkJob) -> BulkJob:
         return job
     BulkJob.objects.filter(pk=job.pk).update(status=BulkJob.Status.RUNNING)
     actor, case = job.actor, job.case
+    # The actor's role, read once for the run (as the pages read it with the case).
+    case.viewer_id, case.viewer_role = actor.pk, role_in(actor, case)  # type: ignore[attr-defined]
     try:
         resolved = check(actor, case, job.action, job.params)
         items = targets(actor, case, query=job.query, selection=job.selection, through=job.through)
@@ -160,9 +163,9 @@ def run_bulk(job: BulkJob) -> BulkJob:
         for chunk in _chunks(pks, CHUNK):
             _run_chunk(job, resolved, chunk)
     except JobMoved:
-        job.refresh_from_db()
+        job.refresh_from_db(fields=["status", "done", "changed", "skipped", "cursor"])
         return job
-    except (PermissionDenied, ValidationError) as exc:
+    except (PermissionDenied, ValidationError) as exc:  # no longer allowed, or no longer valid
         _finish(job, error=" ".join(getattr(exc, "messages", [str(exc)])))
         return job
     _finish(job)
@@ -218,7 +221,6 @@ def _run_chunk(job: BulkJob, resolved: Resolved, chunk: list[int]) -> None:
 
 def _finish(job: BulkJob, error: str = "") -> None:
     with transaction.atomic(durable=True):
-        job.refresh_from_db()
         job.status = BulkJob.Status.FAILED if error else BulkJob.Status.DONE
         job.error = error
         job.finished_at = timezone.now()

@@ -4,10 +4,14 @@ written in bulk (no files), numbered by the case's EV- counter as intake numbers
 import hashlib
 
 from django.db import transaction
+from django.utils import timezone
 
+from evidence import services as evidence_services
 from evidence.models import EvidenceItem, StoredFile
 from evidence.originals import original_key
 from evidence.services import next_references
+from people import services as people_services
+from people.models import Identity
 
 
 def many_items(case, count: int, **fields) -> list[EvidenceItem]:
@@ -37,3 +41,28 @@ def many_items(case, count: int, **fields) -> list[EvidenceItem]:
             for ref in references
         )
     return list(EvidenceItem.objects.filter(case=case, reference__in=references).order_by("pk"))
+
+
+def withheld_item(cast, photos):
+    """``photos[0]`` attached to the statement of a Critical protection witness: the
+    investigator, who did not register the witness, may not read it."""
+    witness = people_services.register_person(
+        actor=cast.lead,
+        case=cast.case,
+        role="witness",
+        identity=Identity(name_ar="هالة"),
+        protection_level="critical",
+    )
+    testimony = people_services.create_testimony(
+        actor=cast.lead,
+        case=cast.case,
+        witness=witness,
+        text="They took us to the branch at dawn.",
+        taken_at=timezone.now(),
+        language="en",
+        mode="in_person",
+        interviewers=[],
+    )
+    item = photos[0]
+    evidence_services.update_item(actor=cast.lead, item=item, tags=["morgue"], testimony=testimony)
+    return item

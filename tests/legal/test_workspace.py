@@ -17,13 +17,9 @@ from evidence import services as evidence_services
 from evidence.models import EvidenceItem
 from legal.models import Assessment, LegalElement, ReviewAssignment, SavedSearch
 from legal.services import assessments, links, review, searches
-from people import services as people_services
-from people.models import Identity
 from tests.evidence.factories import EvidenceItemFactory
-from tests.evidence.helpers import take_in
-from tests.evidence.images import jpeg_bytes
 from tests.factories import MembershipFactory, UserFactory
-from tests.legal.helpers import many_items
+from tests.legal.helpers import many_items, withheld_item
 
 pytestmark = pytest.mark.django_db
 
@@ -215,12 +211,6 @@ def test_observers_see_the_items_but_no_bulk_action(client, cast, world):
     assert 'name="item"' not in page and 'id="bulk"' not in page
 
 
-@pytest.fixture
-def photos(cast, tmp_path):
-    files = {f"p{n}.jpg": jpeg_bytes(n) for n in range(3)}
-    return list(take_in(cast.case, cast.investigator, files, tmp_path / "m").items.order_by("pk"))
-
-
 def test_thumbnails_shown_are_served_to_whom_the_page_gave_them(client, cast, photos):
     client.force_login(cast.lawyer)
     page = client.get(_url(cast)).content.decode()
@@ -230,35 +220,10 @@ def test_thumbnails_shown_are_served_to_whom_the_page_gave_them(client, cast, ph
     assert response.status_code == 200 and response["Content-Type"] == "image/jpeg"
 
 
-def _withheld_item(cast, photos):
-    """``photos[0]`` attached to the statement of a Critical protection witness: the
-    investigator, who did not register the witness, may not read it."""
-    witness = people_services.register_person(
-        actor=cast.lead,
-        case=cast.case,
-        role="witness",
-        identity=Identity(name_ar="هالة"),
-        protection_level="critical",
-    )
-    testimony = people_services.create_testimony(
-        actor=cast.lead,
-        case=cast.case,
-        witness=witness,
-        text="They took us to the branch at dawn.",
-        taken_at=timezone.now(),
-        language="en",
-        mode="in_person",
-        interviewers=[],
-    )
-    item = photos[0]
-    evidence_services.update_item(actor=cast.lead, item=item, tags=["morgue"], testimony=testimony)
-    return item
-
-
 def test_a_withheld_item_shows_no_picture_and_answers_no_filter_on_its_content(
     client, cast, photos
 ):
-    item = _withheld_item(cast, photos)
+    item = withheld_item(cast, photos)
     client.force_login(cast.investigator)
     response = client.get(_url(cast))
     assert item.reference in shown(response)
