@@ -4,8 +4,9 @@ leaves alone and why.
 An action's *skip reason* is one SQL expression over the item (``""``: it changes), so
 the confirmation counts what will change and what will be skipped in one query, and a
 chunk reads its items and their reasons in one query too. A chunk's writes are a few
-statements whatever its size: ``bulk_create`` of decision, link or tag rows, one
-``UPDATE`` of the items; never a query per item.
+statements whatever its size: decision, link or tag rows in one multi-row ``INSERT``
+(``casefiles.bulk.insert_rows``, ``bulk_create`` without building a model instance per
+row), one ``UPDATE`` of the items; never a query per item.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from casefiles.access import Action, can, is_system_admin
+from casefiles.bulk import insert_rows
 from casefiles.models import Case as CaseFile
 from casefiles.reviewing import ReviewStatus
 from evidence.models import EvidenceItem, Tag
@@ -236,10 +238,8 @@ def _pks(rows: Sequence[Row]) -> list[int]:
 
 def _tag_add(actor: Account, case: CaseFile, r: Resolved, rows: Sequence[Row]) -> dict:
     tag, _created = Tag.objects.get_or_create(case=case, name=r.values["tag"])
-    TaggedItem.objects.bulk_create(
-        [TaggedItem(evidenceitem_id=pk, tag_id=tag.pk) for pk in _pks(rows)],
-        ignore_conflicts=True,
-    )
+    rows_in = [{"evidenceitem_id": pk, "tag_id": tag.pk} for pk in _pks(rows)]
+    insert_rows(TaggedItem, rows_in, ignore_conflicts=True)
     return {}
 
 
@@ -275,34 +275,44 @@ def _assign(actor: Account, case: CaseFile, r: Resolved, rows: Sequence[Row]) ->
 def _submit(actor: Account, case: CaseFile, r: Resolved, rows: Sequence[Row]) -> dict:
     """Each item a decision (from its status to submitted, with its original's hash), as
     ``review.decide`` takes one step; the statuses in one UPDATE."""
-    decisions = ReviewDecision.objects.bulk_create(
-        ReviewDecision(
-            item_id=row.pk,
-            from_status=row.review_status,
-            to_status=SUBMITTED,
-            actor=actor,
-            sha256=row.sha256,
-        )
-        for row in rows
+    decisions = insert_rows(
+        ReviewDecision,
+        [
+            {
+                "item_id": row.pk,
+                "from_status": row.review_status,
+                "to_status": SUBMITTED,
+                "actor_id": actor.pk,
+                "sha256": row.sha256,
+            }
+            for row in rows
+        ],
+        returning=True,
     )
     EvidenceItem.objects.filter(pk__in=_pks(rows)).update(review_status=SUBMITTED)
-    return {ReviewDecision: [d.pk for d in decisions]}
+    return {ReviewDecision: decisions}
 
 
 def _link_all(actor: Account, case: CaseFile, r: Resolved, rows: Sequence[Row]) -> dict:
-    values = r.values
-    made = ElementLink.objects.bulk_create(
-        ElementLink(
-            case=case,
-            element=r.element,
-            item_id=row.pk,
-            stance=values["stance"],
-            proposition=values["proposition"],
-            author=actor,
-        )
-        for row in rows
+    if r.element is None:
+        raise ValueError("a link names its element")
+    values, element = r.values, r.element.pk
+    made = insert_rows(
+        ElementLink,
+        [
+            {
+                "case_id": case.pk,
+                "element_id": element,
+                "item_id": row.pk,
+                "stance": values["stance"],
+                "proposition": values["proposition"],
+                "author_id": actor.pk,
+            }
+            for row in rows
+        ],
+        returning=True,
     )
-    return {ElementLink: [link.pk for link in made]}
+    return {ElementLink: made}
 
 
 _EDIT = (Action.ADD_EVIDENCE, Action.REVIEW)
