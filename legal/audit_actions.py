@@ -25,3 +25,4 @@ ACTIONS.update(
         "legal.element_retire": _("Legal elements retired"),
     }
 )
+ACTIONS["legal.comment"] = _("Comment added")

@@ -85,3 +85,12 @@ class NoteForm(forms.Form):
         max_length=2000,
         widget=forms.Textarea({"rows": 2, "dir": "auto"}),
     )
+
+
+class CommentForm(forms.Form):
+    text = forms.CharField(
+        label=_("Comment"),
+        max_length=5000,
+        help_text=_("Mention a member of the case with @ and their username."),
+        widget=forms.Textarea({"rows": 2, "dir": "auto"}),
+    )
