@@ -142,6 +142,7 @@ INSTALLED_APPS = [
     "accounts",
     "people",
     "evidence",
+    "search",
     "demo",
 ]
 
