@@ -1,7 +1,7 @@
 """One normaliser for everything Athar searches: Python here, its twin in SQL.
 
 ``normalise(text)`` is the form in which text is indexed and queried, so that the ways
-one word reaches a keyboard meet (decision 0009):
+one word reaches a keyboard meet (decision 0010):
 
 1. NFKD: presentation forms (ﻻ, ﷲ, ﺃ ...), full-width and compatibility letters become
    the plain ones, and letters with marks come apart (أ is ا + hamza above).
