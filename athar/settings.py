@@ -143,6 +143,7 @@ INSTALLED_APPS = [
     "people",
     "evidence",
     "legal",
+    "search",
     "demo",
 ]
 

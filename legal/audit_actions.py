@@ -25,6 +25,7 @@ ACTIONS.update(
         "legal.element_retire": _("Legal elements retired"),
     }
 )
+ACTIONS["legal.comment"] = _("Comment added")
 ACTIONS.update(
     {
         "legal.workspace": _("Review workspace viewed"),

@@ -89,6 +89,15 @@ class NoteForm(forms.Form):
     )
 
 
+class CommentForm(forms.Form):
+    text = forms.CharField(
+        label=_("Comment"),
+        max_length=5000,
+        help_text=_("Mention a member of the case with @ and their username."),
+        widget=forms.Textarea({"rows": 2, "dir": "auto"}),
+    )
+
+
 class BulkForm(forms.Form):
     """A bulk action, its values, and the items: those ticked, or everything the
     workspace's filter (``query``) matches."""

@@ -291,6 +291,48 @@ class Assessment(AppendOnlyModel):
         return f"{self.reliability}{self.credibility} by {self.assessor_id}"
 
 
+class Comment(AppendOnlyModel):
+    """A case member's comment on an item or a testimony; ``@username`` mentions a
+    member of the case. Kept as written (a correction is a new comment)."""
+
+    chain_bound = True
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="comments")
+    item = models.ForeignKey(
+        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="comments"
+    )
+    testimony = models.ForeignKey(
+        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="comments"
+    )
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+    text = models.TextField(_("comment"))
+    mentions = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="mentioned_in"
+    )
+
+    objects = CaseOwnedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
+                name="comment_on_item_or_testimony",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.author_id} on {self.item or self.testimony}"
+
+    @property
+    def record(self) -> EvidenceItem | Testimony:
+        record = self.item or self.testimony
+        if record is None:
+            raise ValueError(f"comment {self.pk} is on nothing")
+        return record
+
+
 class ReviewAssignment(models.Model):
     """Who is to review an item now: a member of its case who may review. One row per
     item, replaced when it is assigned again; every assignment is in the audit log."""

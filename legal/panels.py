@@ -7,9 +7,7 @@ from typing import Any
 
 from django.template import Context
 from django.urls import reverse
-from django.utils.html import format_html
 from django.utils.translation import get_language
-from django.utils.translation import gettext as _
 
 from casefiles.access import Action, can, is_active_account, is_system_admin
 from casefiles.models import Case
@@ -19,7 +17,8 @@ from evidence.models import EvidenceItem
 from people.models import Testimony
 from people.protection import statement_refusal
 
-from .forms import AssessmentForm, DecisionForm, LinkForm
+from .forms import AssessmentForm, CommentForm, DecisionForm, LinkForm
+from .models import Comment
 from .services.assessments import latest_assessments
 from .services.common import Reviewed
 from .services.review import allowed_targets, kind_of, status_of
@@ -34,20 +33,23 @@ def register() -> None:
 
 
 def case_link(context: Context, case: Case) -> str:
-    workspace = reverse("legal:workspace", args=[case.reference])
-    matrix = reverse("legal:matrix", args=[case.reference])
-    return format_html(
-        '<p><a href="{}">{}</a></p><p><a href="{}">{}</a></p>',
-        workspace,
-        _("Review workspace"),
-        matrix,
-        _("Evidence matrix"),
+    """The matrix, and the latest comments that mention the viewer in this case."""
+    user = context["request"].user
+    mentions = (
+        Comment.objects.visible_to(user)
+        .filter(case=case, mentions=user)
+        .select_related("author", "item", "testimony")
+        .order_by("-at", "-pk")[:10]
+        if is_active_account(user)
+        else []
     )
+    values = {"case": case, "mentions": mentions}
+    return render_snippet(context, "legal/snippets/_case_links.html", values)
 
 
 def item_lawyer(context: Context, item: EvidenceItem, case: Case) -> str:
     args = [case.reference, item.reference]
-    urls = reverse("legal:item_assess", args=args), reverse("legal:item_link", args=args)
+    urls = [reverse(f"legal:item_{what}", args=args) for what in ("assess", "link", "comment")]
     return _lawyer(context, item, case, *urls)
 
 
@@ -56,20 +58,30 @@ def testimony_lawyer(context: Context, testimony: Testimony, case: Case) -> str:
     if statement_refusal(user, testimony.witness, case):
         return ""  # what a withheld statement shows is the statement's
     args = [case.reference, testimony.pk]
-    urls = reverse("legal:testimony_assess", args=args), reverse("legal:testimony_link", args=args)
+    urls = [reverse(f"legal:testimony_{what}", args=args) for what in ("assess", "link", "comment")]
     return _lawyer(context, testimony, case, *urls)
 
 
-def _lawyer(context: Context, record: Reviewed, case: Case, assess_url: str, link_url: str) -> str:
+def _lawyer(
+    context: Context, record: Reviewed, case: Case, assess_url: str, link_url: str, comment_url: str
+) -> str:
     user = context["request"].user
-    reviewer = can(user, Action.REVIEW, case) and not is_system_admin(user)
+    admin = _is_admin(context)
+    reviewer = can(user, Action.REVIEW, case) and not admin
     links = (
         record.links.filter(withdrawal__isnull=True)
         .select_related("element", "author", "confirmation__confirmed_by")
         .order_by("at", "pk")
     )
     language = get_language()
+    may_comment = not admin and (
+        can(user, Action.REVIEW, case) or can(user, Action.ADD_EVIDENCE, case)
+    )
+    comments = record.comments.select_related("author").prefetch_related("mentions")
     values: dict[str, Any] = {
+        "comments": comments.order_by("at", "pk"),
+        "comment_form": CommentForm() if may_comment else None,
+        "comment_url": comment_url,
         "case": case,
         "assessments": latest_assessments(record),
         "links": links,
@@ -96,9 +108,19 @@ def testimony_review(context: Context, testimony: Testimony, case: Case) -> str:
     return _review(context, testimony, case, url, withheld=withheld)
 
 
+def _is_admin(context: Context) -> bool:
+    """Whether the viewer is a system admin, asked once per page (each panel needs it)."""
+    request = context["request"]
+    if not hasattr(request, "_athar_system_admin"):
+        request._athar_system_admin = is_system_admin(request.user)
+    return request._athar_system_admin
+
+
 def _review(context: Context, record: Reviewed, case: Case, url: str, *, withheld: bool) -> str:
     user = context["request"].user
-    targets = allowed_targets(user, record) if is_active_account(user) else []
+    targets = (
+        allowed_targets(user, record, admin=_is_admin(context)) if is_active_account(user) else []
+    )
     values: dict[str, Any] = {
         "case": case,
         "record": record,

@@ -13,6 +13,8 @@ urlpatterns = [
     path(f"{_item}links/", views.item_link, name="item_link"),
     path(f"{_testimony}links/", views.testimony_link, name="testimony_link"),
     path(f"{_item}assess/", views.item_assess, name="item_assess"),
+    path(f"{_item}comments/", views.item_comment, name="item_comment"),
+    path(f"{_testimony}comments/", views.testimony_comment, name="testimony_comment"),
     path(f"{_testimony}assess/", views.testimony_assess, name="testimony_assess"),
     path("cases/<text:ref>/links/<int:link_id>/confirm/", views.link_confirm, name="link_confirm"),
     path(

@@ -18,9 +18,9 @@ from casefiles.models import Case
 from evidence.models import EvidenceItem
 from people.models import Testimony
 
-from .forms import AssessmentForm, DecisionForm, LinkForm, NoteForm, ReasonForm
+from .forms import AssessmentForm, CommentForm, DecisionForm, LinkForm, NoteForm, ReasonForm
 from .models import ElementLink
-from .services import assessments, links, review
+from .services import assessments, comments, links, review
 from .services.common import Reviewed
 
 
@@ -121,7 +121,21 @@ def _assess(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
     return refused_form(request, case, record, form, _("Assessment of %s") % record)
 
 
+def _comment(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
+    form = CommentForm(request.POST)
+    if form.is_valid():
+        try:
+            actor = account_of(request)
+            comments.add_comment(actor=actor, case=case, record=record, **form.cleaned_data)
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(f"{record.get_absolute_url()}#comments")
+    return refused_form(request, case, record, form, _("Comment on %s") % record)
+
+
 item_review, testimony_review = posted(_decide)
+item_comment, testimony_comment = posted(_comment)
 item_link, testimony_link = posted(_link)
 item_assess, testimony_assess = posted(_assess)
 

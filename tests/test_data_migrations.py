@@ -20,7 +20,7 @@ import pytest
 
 from tests.scratch_db import ROOT, scratch_database
 
-APPS = ("casefiles", "accounts", "evidence", "people", "legal", "demo")
+APPS = ("casefiles", "accounts", "evidence", "people", "legal", "search", "demo")
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
 AT = datetime(2014, 8, 20, 10, 0, tzinfo=UTC)
 
@@ -361,6 +361,42 @@ def admins_keep_the_catalogue() -> None:
     assert not admin.permissions.filter(content_type__app_label="legal").exists()
 
 
+def normaliser_function() -> None:
+    """search 0001: ``athar_normalise`` is in the database and normalises as the Python
+    does (on SQLite the Python function is registered on each connection, so it is there
+    before and after); the reverse drops it from PostgreSQL."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from search.normalise import normalise
+
+    def unapplied():
+        MigrationExecutor(connection).migrate([("search", None)])
+
+    def present() -> bool:
+        if connection.vendor != "postgresql":
+            return True
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_proc WHERE proname = 'athar_normalise'")
+            return cursor.fetchone()[0] == 1
+
+    def normalised(text):
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT athar_normalise(%s)", [text])
+            return cursor.fetchone()[0]
+
+    unapplied()
+    assert present() == (connection.vendor == "sqlite")
+
+    _migrate(("search", "0001_athar_normalise"))
+    assert present()
+    for text in ["أَحْمَد", "فاطمة", "Abd al-RAḤMĀN ٢٠١٤", "ﻻ\u200c  ی"]:
+        assert normalised(text) == normalise(text)
+
+    unapplied()
+    assert present() == (connection.vendor == "sqlite")
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -370,6 +406,7 @@ SCENARIOS = {
     ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
+    ("search", "0001_athar_normalise"): normaliser_function,
 }
 
 

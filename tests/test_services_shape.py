@@ -58,7 +58,16 @@ def test_no_product_module_grows_past_600_lines():
     """A module past that holds more than one concern: split it into modules named after
     them (decision 0007). Migrations are generated and exempt."""
     long = []
-    for package in ("athar", "accounts", "casefiles", "demo", "evidence", "people"):
+    for package in (
+        "athar",
+        "accounts",
+        "casefiles",
+        "demo",
+        "evidence",
+        "legal",
+        "people",
+        "search",
+    ):
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" not in path.parts and len(path.read_text().splitlines()) > 600:
                 long.append(str(path.relative_to(ROOT)))

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-PACKAGES = ("athar", "accounts", "casefiles", "demo", "evidence", "people")
+PACKAGES = ("athar", "accounts", "casefiles", "demo", "evidence", "legal", "people", "search")
 NAMED = {"actor", "user", "case", "subject", "approver", "asker", "grantee", "author"}
 
 

@@ -88,11 +88,13 @@ def refusal_of_choice(source: str, target: str) -> str:
     return _("Choose one of the decisions offered.")
 
 
-def allowed_targets(actor: Account, record: Reviewed) -> list[str]:
-    """The statuses ``actor`` may move ``record`` to now, in the table's order."""
+def allowed_targets(actor: Account, record: Reviewed, *, admin: bool | None = None) -> list[str]:
+    """The statuses ``actor`` may move ``record`` to now, in the table's order
+    (``admin``: whether the actor is a system admin, when the caller knows already)."""
     source = status_of(record)
     moves = [t for (src, t), move in TRANSITIONS.items() if src == source and move.offered]
-    admin = is_system_admin(actor) if moves else False
+    if admin is None:
+        admin = is_system_admin(actor) if moves else False
     return [t for t in moves if refusal(actor, record, t, admin=admin) is None]
 
 

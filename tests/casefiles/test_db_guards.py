@@ -24,6 +24,7 @@ GUARDED = {
     "legal_linkconfirmation",
     "legal_linkwithdrawal",
     "legal_assessment",
+    "legal_comment",
 }
 
 # What a migration altering the table does on SQLite: copy it into a new table (which has

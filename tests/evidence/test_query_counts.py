@@ -24,8 +24,8 @@ CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
 CHUNK_QUERIES = 19 + CHAIN_LOCK
 GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
-# the viewer is a system admin (who reviews nothing), the assessments and the links.
-ITEM_QUERIES = 21 + CHAIN_LOCK
+# the viewer is a system admin (who reviews nothing), the assessments, links and comments.
+ITEM_QUERIES = 22 + CHAIN_LOCK
 
 
 @pytest.mark.parametrize("size", [1, 5, 20])
