@@ -5,6 +5,7 @@ items run as a task with a progress page; who may take which action; bad input r
 with a 400, never a server error."""
 
 import dataclasses
+import re
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -41,10 +42,17 @@ def _confirm(client, cast, action, **kwargs):
     """The confirmation page, then its Confirm button: the job's page."""
     page = _post(client, cast, action, **kwargs)
     assert page.status_code == 200, page.content[:800]
-    assert "This will change" in page.content.decode()
+    assert "Items this will change" in page.content.decode()
     response = _post(client, cast, action, confirm="1", **kwargs)
     assert response.status_code == 302, response.content[:800]
     return response
+
+
+def _counts(page: str) -> dict[str, str]:
+    """The confirmation's counts, by their labels."""
+    block = re.search(r'<dl class="facts confirm-count">(.*?)</dl>', page, re.S).group(1)
+    pairs = re.findall(r"<dt>(.*?)</dt><dd>(?:<strong>)?(\d+)", block)
+    return dict(pairs)
 
 
 def _job(response) -> BulkJob:
@@ -71,8 +79,8 @@ def test_the_confirmation_says_how_many_will_change_and_changes_nothing(client, 
     response = _post(client, cast, "submit", scope="all")
     page = response.content.decode()
     assert response.status_code == 200
-    assert "This will change 4 items." in page
-    assert "Of the 6 items chosen, these are left as they are:" in page
+    assert _counts(page) == {"Items chosen": "6", "Items this will change": "4"}
+    assert "Left as they are:" in page
     assert "2: its review status is submitted" in page
     assert ReviewDecision.objects.count() == decisions
     assert AuditEntry.objects.count() == entries  # a confirmation is not a change
@@ -329,7 +337,7 @@ def test_more_than_500_items_run_as_a_task_with_a_progress_page(
     monkeypatch.setattr(bulk, "CHUNK", 200)
     client.force_login(cast.lawyer)
     page = _post(client, cast, "submit", scope="all", query="status=draft")
-    assert "This will change 501 items." in page.content.decode()
+    assert _counts(page.content.decode())["Items this will change"] == "501"
     assert "runs in the background" in page.content.decode()
     with django_capture_on_commit_callbacks(execute=True):
         response = _post(client, cast, "submit", scope="all", query="status=draft", confirm="1")

@@ -335,3 +335,19 @@ def test_the_workspace_costs_an_exact_number_of_queries(client, cast, count):
             response = client.get(url, params)
         assert response.status_code == 200
         assert len(page.captured_queries) == WORKSPACE_QUERIES, [q["sql"] for q in page]
+
+
+def test_the_workspace_and_a_bulk_confirmation_in_arabic(client, cast, world):
+    client.cookies["django_language"] = "ar"
+    client.force_login(cast.lawyer)
+    page = client.get(_url(cast), {"status": "bogus"}).content.decode()
+    assert 'dir="rtl"' in page
+    for arabic in ("مساحة المراجعة", "عمليات البحث المحفوظة", "إجراء جماعي", "حالة المراجعة"):
+        assert arabic in page
+    assert "أُهملت عوامل التصفية هذه" in page  # the refused filter, said in Arabic
+    response = client.post(
+        reverse("legal:bulk", args=[cast.case.reference]),
+        {"action": "submit", "scope": "all", "query": ""},
+    )
+    page = response.content.decode()
+    assert "العناصر التي سيغيّرها هذا الإجراء" in page and "حالة مراجعته: مقدَّمة" in page
