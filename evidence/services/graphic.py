@@ -54,7 +54,13 @@ def set_graphic(
     with transaction.atomic(durable=True):
         refs = _set(actor, case, chosen, graphic)
         if refs:
-            audit.record(actor, _action(graphic), target=one, case=case, items=refs)
+            audit.record(
+                actor,
+                "evidence.graphic_mark" if graphic else "evidence.graphic_unmark",
+                target=one,
+                case=case,
+                items=refs,
+            )
     return refs
 
 
@@ -66,13 +72,9 @@ def mark_batch_graphic(*, actor: Account, batch: IntakeBatch) -> list[str]:
     with transaction.atomic(durable=True):
         IntakeBatch.objects.filter(pk=batch.pk).update(graphic=True)
         refs = _set(actor, batch.case, EvidenceItem.objects.filter(batch=batch), True)
-        audit.record(actor, _action(True), target=batch, case=batch.case, items=refs)
+        audit.record(actor, "evidence.graphic_mark", target=batch, case=batch.case, items=refs)
     batch.graphic = True
     return refs
-
-
-def _action(graphic: bool) -> str:
-    return "evidence.graphic_mark" if graphic else "evidence.graphic_unmark"
 
 
 def _chosen(items: QuerySet[EvidenceItem] | list[EvidenceItem]) -> QuerySet[EvidenceItem]:
