@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("evidence", "0009_near_duplicate_index"),
+        ("evidence", "0010_review_statuses"),
     ]
 
     operations = [
