@@ -2,10 +2,9 @@
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import redirect
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
 
 from casefiles import audit
 from casefiles.access import account_of
@@ -14,10 +13,11 @@ from . import graphic, services
 from .views import _item, _withheld
 
 
-@require_POST
 def mark_graphic(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """Mark the item graphic (``graphic=1``) or no longer (``graphic=0``)."""
-    case, item = _item(request, ref, item_ref)
+    case, item = _item(request, ref, item_ref)  # first: to an outsider, no such item
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     if refused := _withheld(request, case, item, "graphic"):
         return refused  # judging what it shows means having seen it
     if not services.may_mark_graphic(account_of(request), case):
@@ -32,10 +32,11 @@ def mark_graphic(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     return redirect(item)
 
 
-@require_POST
 def reveal(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """Show this user the graphic item's real picture, for a while: audited."""
     case, item = _item(request, ref, item_ref)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     if refused := _withheld(request, case, item, "reveal"):
         return refused
     if item.is_graphic:
