@@ -191,7 +191,8 @@ def encode_jpeg(img: Image.Image, quality: int) -> bytes:
 # BLUR_REDUCE pixels on its longer side (nothing smaller than a sixteenth of the picture
 # survives), blurred there with a Gaussian radius of an eighth of that, then enlarged to a
 # quarter of the thumbnail's size, smoothed there (no blocks to read shapes from) and
-# enlarged to its size. 0.4 ms a picture here. Recorded with each one.
+# enlarged to its size. About 0.65 ms a photo in an intake worker, its JPEG and write
+# included. Recorded with each one.
 BLUR_REDUCE = 16
 BLUR_RADIUS = BLUR_REDUCE / 8
 BLUR_SMOOTH = 2
