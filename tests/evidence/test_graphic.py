@@ -83,6 +83,19 @@ def world(cast, tmp_path):
         method="photo",
         identified_on=timezone.now().date(),
     )
+    # A lawyer links the graphic photo to an element: the matrix and the element's page
+    # list it (by reference; no picture of it must be one a click shows unblurred).
+    from legal.models import LegalElement
+    from legal.services import links
+
+    links.link_to_element(
+        actor=cast.lawyer,
+        case=cast.case,
+        record=items["body.jpg"],
+        element=LegalElement.objects.get(code="RS-7-1-f.1"),
+        stance="supports",
+        proposition="Ligature marks on both wrists.",
+    )
     return {
         "plain": items["plain.jpg"],
         "body": items["body.jpg"],
@@ -181,6 +194,8 @@ def _start_pages(cast, world) -> list[str]:
         reverse("people:person_detail", args=[ref, world["victim"].code]),
         reverse("people:testimony_detail", args=[ref, world["testimony"].pk]),
         cast.case.get_absolute_url(),
+        reverse("legal:matrix", args=[ref]),
+        reverse("legal:element_links", args=[ref, "RS-7-1-f.1"]),
     ]
 
 
