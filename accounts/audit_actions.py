@@ -27,4 +27,5 @@ ACTIONS = {
     "auth.backup_codes_renew": _("Backup codes renewed"),
     "auth.session_end": _("Session ended"),
     "auth.sessions_end": _("Signed out everywhere"),
+    "auth.preferences": _("Own preferences changed"),
 }

@@ -1,10 +1,16 @@
-"""Accounts' own rows: signed-in sessions, enrolment codes and second-factor resets.
+"""Accounts' own rows: signed-in sessions, enrolment codes, second-factor resets and
+each user's preferences.
 
-Their tables were made by casefiles' migrations and keep their names."""
+The first three tables were made by casefiles' migrations and keep their names."""
+
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
 
 
 class UserSession(models.Model):
@@ -102,3 +108,26 @@ class SecondFactorReset(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.requested_at:%Y-%m-%d %H:%M} · {self.outcome}"
+
+
+class Preferences(models.Model):
+    """What a user chose for themselves; a user without a row has the defaults."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, models.CASCADE, primary_key=True, related_name="+"
+    )
+    # Graphic evidence stays blurred on every list page, even an item just revealed;
+    # only the reveal on an item's own page shows its picture.
+    blur_graphic = models.BooleanField(_("always blur graphic images"), default=False)
+
+    class Meta:
+        verbose_name = _("preferences")
+        verbose_name_plural = _("preferences")
+
+    def __str__(self) -> str:
+        return f"preferences of {self.user}"
+
+    @staticmethod
+    def blurs_graphic(user: "Account") -> bool:
+        """Whether ``user`` chose to keep graphic images blurred everywhere (one query)."""
+        return Preferences.objects.filter(user_id=user.pk, blur_graphic=True).exists()

@@ -38,8 +38,8 @@ from casefiles import audit
 from casefiles.access import account_of
 
 from . import services, twofactor
-from .forms import CodeForm, RecoveryCodeForm
-from .models import UserSession
+from .forms import CodeForm, PreferencesForm, RecoveryCodeForm
+from .models import Preferences, UserSession
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -329,11 +329,12 @@ def lockout_response(request: HttpRequest, credentials: dict | None = None, *arg
 
 @require_http_methods(["GET"])
 def security(request: HttpRequest) -> HttpResponse:
-    """The user's own sessions and backup codes."""
+    """The user's own sessions, backup codes and preferences."""
     account = account_of(request)
     sessions = UserSession.objects.filter(user=account, ended_at__isnull=True)
     remaining = StaticToken.objects.filter(device__user=account).count()
     keys = WebAuthnCredential.objects.filter(user=account_of(request), confirmed=True)
+    preferences = PreferencesForm(initial={"blur_graphic": Preferences.blurs_graphic(account)})
     return render(
         request,
         "accounts/security.html",
@@ -342,6 +343,7 @@ def security(request: HttpRequest) -> HttpResponse:
             "current_key": request.session.session_key,
             "backup_codes_left": remaining,
             "security_keys": keys,
+            "preferences": preferences,
         },
     )
 

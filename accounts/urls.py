@@ -58,6 +58,7 @@ urlpatterns = [
         name="sign_out_everywhere",
     ),
     path("accounts/security/backup-codes/", signin.renew_backup_codes, name="backup_codes"),
+    path("accounts/security/choices/", user_pages.own_preferences, name="own_preferences"),
     # One sign-in page for everyone: the admin's own login form is not offered.
     path("admin/login/", signin.admin_login),
     path("manage/users/", user_pages.user_list, name="manage_users"),

@@ -1,6 +1,7 @@
 """The admins' pages about users: the list, each user's memberships across cases,
 sessions and second factor, and what an admin does to an account (end its sessions,
-deactivate it, ask for or decide on a reset, issue an enrolment code)."""
+deactivate it, ask for or decide on a reset, issue an enrolment code); and what a user
+sets for themselves (their preferences, a form on their own security page)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from casefiles.access import account_of
 from casefiles.models import Membership
 
 from . import services, twofactor
+from .forms import PreferencesForm
 from .models import SecondFactorReset, UserSession
 
 
@@ -149,3 +151,14 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     except ValidationError as exc:
         messages.error(request, " ".join(exc.messages))
     return redirect("manage_user", pk=subject.pk)
+
+
+@require_POST
+def own_preferences(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's own preferences, from their security page."""
+    form = PreferencesForm(request.POST)
+    if form.is_valid() and services.set_blur_graphic(
+        actor=account_of(request), blur_graphic=form.cleaned_data["blur_graphic"]
+    ):
+        messages.success(request, _("Your preferences were saved."))
+    return redirect("security")

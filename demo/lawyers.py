@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from casefiles.reviewing import ReviewStatus
+from evidence import services as evidence_services
 from evidence.models import EvidenceItem
 from legal.models import Assessment, ElementLink, LegalElement
 from legal.services import assessments, links, review
@@ -25,10 +26,26 @@ class LawyersWork:
         self.users = seeder.users
 
     def run(self) -> None:
+        self.graphic()
         self.records: dict[str, Reviewed] = {"photo": self._photo(), "testimony": self._statement()}
         self.assess()
         self.link()
         self.review_photo()
+
+    def graphic(self) -> None:
+        spec = story.GRAPHIC
+        first = (
+            EvidenceItem.objects.filter(case=self.case, batch__acquired_from=story.CARD_SOURCE)
+            .order_by("reference")
+            .values_list("pk", flat=True)[: spec["first"]]
+        )
+        marked = evidence_services.set_graphic(
+            actor=self.users[spec["by"]],
+            case=self.case,
+            items=EvidenceItem.objects.filter(pk__in=list(first)),
+        )
+        if marked:
+            self.seeder._made(f"{', '.join(marked)} marked graphic", len(marked))
 
     def _photo(self) -> EvidenceItem:
         name = photos.card_name(story.IDENTIFICATION["photo"])

@@ -290,3 +290,7 @@ LINKS: list[dict[str, Any]] = [
     },
 ]
 PHOTO_REVIEW = {"submitted_by": "lawyer", "approved_by": "lead"}
+
+# The first photographs of the card show bodies at close range: a lawyer marks them
+# graphic (blurred in every list until someone chooses to look at one).
+GRAPHIC: dict[str, Any] = {"by": "lawyer", "first": 6}

@@ -50,6 +50,13 @@ class UploadForm(forms.Form):
         help_text=_("e.g. USB stick, make and serial number"),
     )
     method = forms.CharField(label=_("Method"), max_length=100, required=False)
+    graphic = forms.BooleanField(
+        label=_("Graphic content"),
+        required=False,
+        help_text=_(
+            "Every file taken in is marked graphic: shown blurred until someone chooses to see it."
+        ),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

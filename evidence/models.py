@@ -51,6 +51,9 @@ class IntakeBatch(models.Model):
     # How the names in a ZIP written without the UTF-8 flag were read, when named
     # (ingest --zip-encoding): part of how each item's original path was derived.
     name_encoding = models.CharField(_("ZIP name encoding"), max_length=40, blank=True)
+    # Every item of the batch is marked graphic as its row is written (ingest --graphic,
+    # the upload form's box), and its blurred thumbnail made beside the real one.
+    graphic = models.BooleanField(_("graphic content"), default=False)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -171,6 +174,9 @@ class EvidenceItem(models.Model):
     is_flagged = models.BooleanField(default=False)
     phash = models.BigIntegerField(null=True, blank=True)  # 64-bit dHash, signed
     near_group = models.BigIntegerField(null=True, blank=True, db_index=True)
+    # Graphic content (the dead, torture): shown blurred until a member reveals it
+    # (evidence/graphic.py, docs/decisions/0011-graphic-content.md).
+    is_graphic = models.BooleanField(_("graphic content"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = CaseScopedQuerySet.as_manager()
@@ -218,6 +224,7 @@ class Derivative(models.Model):
         PREVIEW = "preview", _("Preview")
         REDACTED = "redacted", _("Redacted")
         TRANSCODED = "transcoded", _("Transcoded")
+        BLURRED = "blurred", _("Blurred")  # of a graphic item: greyscale, past recognition
 
     original = models.ForeignKey(StoredFile, models.PROTECT, related_name="derivatives")
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -234,8 +241,8 @@ class Derivative(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["original", "kind"],
-                condition=models.Q(kind__in=["thumbnail", "preview"]),
-                name="one_thumbnail_and_preview_per_original",
+                condition=models.Q(kind__in=["thumbnail", "preview", "blurred"]),
+                name="one_thumbnail_preview_and_blurred_per_original",
             )
         ]
 

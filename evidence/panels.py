@@ -24,15 +24,29 @@ def case_link(context, case):
     return format_html('<p><a href="{}">{}</a></p>', url, _("Evidence"))
 
 
+def _withheld(user, case, field: str = "testimony_id") -> ExpressionWrapper:
+    """True on the items attached to a statement ``user`` may not read: shown by their
+    reference only (``attachment_refusal``, for a whole list in its own query)."""
+    return ExpressionWrapper(
+        Q(**{f"{field}__in": withheld_testimonies(user, case)}), output_field=BooleanField()
+    )
+
+
 def person_evidence(context, person, case):
     user = context["request"].user
+    # A graphic item is labelled so, unless withheld (its label would tell of it).
     identifications = (
         Identification.objects.visible_to(user)
         .filter(case=case)
         .filter(Q(witness=person) | Q(identified=person))
         .select_related("item", "witness", "identified")
+        .annotate(item_withheld=_withheld(user, case, "item__testimony_id"))
     )
-    given = EvidenceItem.objects.visible_to(user).filter(case=case, source_person=person)
+    given = (
+        EvidenceItem.objects.visible_to(user)
+        .filter(case=case, source_person=person)
+        .annotate(withheld=_withheld(user, case))
+    )
     return render_snippet(
         context,
         "evidence/snippets/_person_evidence.html",
@@ -40,7 +54,9 @@ def person_evidence(context, person, case):
             "case": case,
             "person": person,
             "identifications": identifications,
-            "given": given.only("reference", "title", "case_id").order_by("reference")[:100],
+            "given": given.only("reference", "title", "case_id", "is_graphic").order_by(
+                "reference"
+            )[:100],
         },
     )
 
@@ -53,12 +69,7 @@ def testimony_attachments(context, testimony, case):
     items = (
         EvidenceItem.objects.visible_to(user)
         .filter(case=case, testimony=testimony)
-        .annotate(
-            withheld=ExpressionWrapper(
-                Q(testimony_id__in=withheld_testimonies(user, case)),
-                output_field=BooleanField(),
-            )
-        )
+        .annotate(withheld=_withheld(user, case))
     )
     return render_snippet(
         context,

@@ -2,7 +2,7 @@ from django.urls import path
 
 import casefiles.converters  # noqa: F401 (registers the text converter)
 
-from . import views
+from . import graphic_views, views
 
 app_name = "evidence"
 urlpatterns = [
@@ -21,6 +21,12 @@ urlpatterns = [
         views.custody_create,
         name="custody_create",
     ),
+    path(
+        "cases/<text:ref>/evidence/<text:item_ref>/graphic/",
+        graphic_views.mark_graphic,
+        name="mark_graphic",
+    ),
+    path("cases/<text:ref>/evidence/<text:item_ref>/reveal/", graphic_views.reveal, name="reveal"),
     path("cases/<text:ref>/evidence/<text:item_ref>/thumbnail/", views.thumbnail, name="thumbnail"),
     path("cases/<text:ref>/evidence/<text:item_ref>/preview/", views.preview, name="preview"),
     path("cases/<text:ref>/evidence/<text:item_ref>/original/", views.download, name="download"),

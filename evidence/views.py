@@ -17,7 +17,7 @@ from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
 from people.protection import attachment_refusal, withheld_testimonies
 
-from . import services, tasks
+from . import graphic, services, tasks
 from .filters import EvidenceFilter
 from .forms import CustodyEventForm, IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
@@ -221,7 +221,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         .exclude(pk=item.pk)
         .annotate(withheld=_withheld_flag(request.user, case))
         .order_by("reference")
-        .values("pk", "reference", "withheld")[:24]
+        .values("pk", "reference", "withheld", "is_graphic")[:24]
         if item.near_group is not None
         else []
     )
@@ -254,6 +254,9 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "near": near,
             "has_thumbnail": "thumbnail" in derivatives,
             "previewable": "thumbnail" in derivatives,
+            # A graphic item's page warns, and shows no picture, until it is revealed.
+            "held_back": not graphic.shows_real_preview(request, item.pk, item.is_graphic),
+            "can_mark_graphic": services.may_mark_graphic(account_of(request), case),
             "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
             "can_edit": can(request.user, Action.ADD_EVIDENCE, case),
             "tags": item.tags.values_list("name", flat=True),
@@ -296,22 +299,38 @@ def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponseBase:
     raise Http404
 
 
+def _serve_blurred(item: EvidenceItem) -> HttpResponse:
+    """A graphic item's only picture until it is revealed: never the real one instead."""
+    data = services.blurred_thumbnail(item)
+    if data is None:
+        raise Http404
+    return HttpResponse(data, content_type="image/jpeg")
+
+
 @require_GET
 def thumbnail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
-    """Served only with a token from a page that showed (and audited) the item."""
+    """Served only with a token from a page that showed (and audited) the item; blurred
+    for a graphic item until this user reveals it (``evidence.graphic``)."""
     case, item = _item(request, ref, item_ref)
     if refused := _withheld(request, case, item, "thumbnail"):
         return refused  # a URL given before the statement was withheld from this user
     if not _thumbnail_token_valid(request.user, item.pk, request.GET.get("t", "")):
         raise PermissionDenied  # a member, but no audited page gave this URL
+    if not graphic.shows_real_thumbnail(request, item.pk, item.is_graphic):
+        return _serve_blurred(item)
     return _serve_derivative(item, Derivative.Kind.THUMBNAIL)
 
 
 @require_GET
 def preview(request: HttpRequest, ref: str, item_ref: str) -> HttpResponseBase:
+    """The item's picture at ~1024 px; blurred for a graphic item until revealed."""
     case, item = _item(request, ref, item_ref)
     if refused := _withheld(request, case, item, "preview"):
         return refused
+    if not graphic.shows_real_preview(request, item.pk, item.is_graphic):
+        response: HttpResponseBase = _serve_blurred(item)
+        audit.record(request.user, "evidence.preview", target=item, case=case, blurred=True)
+        return response
     response = _serve_derivative(item, Derivative.Kind.PREVIEW)
     audit.record(request.user, "evidence.preview", target=item, case=case)
     return response
@@ -421,6 +440,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         files = form.cleaned_data["files"]
         batch = services.create_batch(
+            graphic=form.cleaned_data["graphic"],
             actor=account_of(request),
             case=case,
             source_root=f"{PREFIX}{request.user.get_username()}",

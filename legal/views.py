@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from casefiles.access import account_of, get_case_for_user
@@ -93,45 +93,40 @@ def _decide(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
     return refused_form(request, case, record, form, _("Review of %s") % record)
 
 
-def _link(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
-    form = LinkForm(request.POST, language=get_language())
-    if form.is_valid():
-        try:
-            links.link_to_element(
-                actor=account_of(request), case=case, record=record, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            form_errors(form, exc)
-        else:
-            return redirect(f"{record.get_absolute_url()}#elements")
-    return refused_form(request, case, record, form, _("Link %s to a legal element") % record)
+def _written(
+    service: Callable[..., object],
+    make_form: Callable[..., forms.BaseForm],
+    anchor: str,
+    title: str,
+) -> Callable[[HttpRequest, Case, Reviewed], HttpResponse]:
+    """A step that writes one thing about a record through ``service``: back to the
+    record's ``#anchor`` when written, else the form again with what was typed and why."""
+
+    def view(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
+        form = make_form(request.POST)
+        if form.is_valid():
+            try:
+                actor = account_of(request)
+                service(actor=actor, case=case, record=record, **form.cleaned_data)
+            except ValidationError as exc:
+                form_errors(form, exc)
+            else:
+                return redirect(f"{record.get_absolute_url()}#{anchor}")
+        return refused_form(request, case, record, form, _(title) % record)
+
+    return view
 
 
-def _assess(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
-    form = AssessmentForm(request.POST)
-    if form.is_valid():
-        try:
-            assessments.assess(
-                actor=account_of(request), case=case, record=record, **form.cleaned_data
-            )
-        except ValidationError as exc:
-            form_errors(form, exc)
-        else:
-            return redirect(f"{record.get_absolute_url()}#assessments")
-    return refused_form(request, case, record, form, _("Assessment of %s") % record)
-
-
-def _comment(request: HttpRequest, case: Case, record: Reviewed) -> HttpResponse:
-    form = CommentForm(request.POST)
-    if form.is_valid():
-        try:
-            actor = account_of(request)
-            comments.add_comment(actor=actor, case=case, record=record, **form.cleaned_data)
-        except ValidationError as exc:
-            form_errors(form, exc)
-        else:
-            return redirect(f"{record.get_absolute_url()}#comments")
-    return refused_form(request, case, record, form, _("Comment on %s") % record)
+_link = _written(
+    links.link_to_element,
+    lambda data: LinkForm(data, language=get_language()),
+    "elements",
+    gettext_noop("Link %s to a legal element"),
+)
+_assess = _written(
+    assessments.assess, AssessmentForm, "assessments", gettext_noop("Assessment of %s")
+)
+_comment = _written(comments.add_comment, CommentForm, "comments", gettext_noop("Comment on %s"))
 
 
 item_review, testimony_review = posted(_decide)

@@ -1,4 +1,5 @@
-"""Writes to accounts: second factors, enrolment codes, resets and recovery, sessions.
+"""Writes to accounts: second factors, enrolment codes, resets and recovery, sessions,
+a user's own preferences.
 One function per write, audited in its transaction; one module per concern, the public
 names all here (``from accounts import services``)."""
 
@@ -8,6 +9,7 @@ from .enrolment import (
     issue_enrolment_code,
     recovery_code_usable,
 )
+from .preferences import set_blur_graphic
 from .resets import ask_second_factor_reset, decide_second_factor_reset, reset_second_factor
 from .second_factor import (
     EnrolmentCodeSpent,
@@ -37,6 +39,7 @@ __all__ = [
     "recovery_code_usable",
     "regenerate_backup_codes",
     "reset_second_factor",
+    "set_blur_graphic",
     "start_totp_enrolment",
     "start_user_session",
     "touch_user_session",

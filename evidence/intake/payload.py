@@ -61,6 +61,7 @@ class IntakeResult:
     width: int | None = None
     height: int | None = None
     thumbnail: Thumbnail | None = None
+    blurred: Thumbnail | None = None  # of a graphic batch's picture
     phash: int | None = None
     flags: list[dict[str, str]] = field(default_factory=list)
     error: str = ""  # set when the file could not be stored at all

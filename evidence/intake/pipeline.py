@@ -46,9 +46,14 @@ PER_TASK = 8  # sources a worker takes at a time: their writes overlap their dec
 
 
 def _results(
-    sources: list[SourceFile], jobs: int, extra: tuple[str, ...]
+    sources: list[SourceFile], jobs: int, extra: tuple[str, ...], blurred: bool
 ) -> Iterator[IntakeResult]:
-    work = partial(process_many, store=evidence_storage().for_workers(), extra_digests=extra)
+    work = partial(
+        process_many,
+        store=evidence_storage().for_workers(),
+        extra_digests=extra,
+        blurred=blurred,
+    )
     tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
     if jobs <= 1 or len(sources) < 4:
         for task in tasks:
@@ -130,7 +135,7 @@ def run_intake(
         chunk = []
         last_write = time.monotonic()
 
-    for n, result in enumerate(_results(todo, jobs, extra), 1):
+    for n, result in enumerate(_results(todo, jobs, extra, batch.graphic), 1):
         chunk.append(result)
         if len(chunk) >= settings.INTAKE_CHUNK or time.monotonic() - last_write > WRITE_AFTER:
             flush()
@@ -164,10 +169,13 @@ def ingest_path(
     progress: Callable[[int, int, float], None] | None = None,
     new_batch: bool = False,
     zip_encoding: str | None = None,
+    graphic: bool = False,
 ) -> RunReport:
     """The command-line entry point: a folder tree or a ZIP (resumes an earlier run).
 
-    ``zip_encoding``: of a ZIP's names written without the UTF-8 flag, if known."""
+    ``zip_encoding``: of a ZIP's names written without the UTF-8 flag, if known.
+    ``graphic``: every item of the batch is marked graphic as it is written (a batch
+    resumed that was opened without it is marked so first, with the items it holds)."""
     source_root = str(path.resolve())
     evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
     zipped = is_archive(path.name, path)
@@ -190,7 +198,10 @@ def ingest_path(
             source_size=source_size,
             method=method or services.METHOD_COPIED,
             name_encoding=(zip_encoding or "") if zipped else "",
+            graphic=graphic,
         )
+    if graphic and not batch.graphic:
+        services.mark_batch_graphic(actor=actor, batch=batch)
     if zipped and zip_encoding is None and batch.name_encoding:
         # The same command run again without --zip-encoding: the batch's own (a batch
         # found, or one another run opened a moment ago).

@@ -4,8 +4,8 @@ Each file is carried through ``STEPS``, in that order, as a ``FileWork``: read o
 hashing and store (the write and its fsync overlap what follows) → sniff the type by its
 magic bytes → an empty file is said so → a name that lies about the content is flagged
 → a picture is decoded at a reduced scale for its EXIF, thumbnail and perceptual hash
-(``evidence.imaging``). A failing step flags the file; only a failure to store it is an
-error.
+(``evidence.imaging``), and for a graphic batch its blurred thumbnail made from the
+thumbnail in hand. A failing step flags the file; only a failure to store it is an error.
 """
 
 from __future__ import annotations
@@ -164,6 +164,7 @@ class FileWork:
     data: bytes = b""  # the content, or only its head when too large to decode
     writer: Future[bool] | None = None  # the original's write, while it is under way
     done: bool = False  # a step found nothing more to do with this file
+    blurred: bool = False  # a graphic batch: a blurred thumbnail too
 
 
 def flag_name(work: FileWork) -> None:
@@ -204,7 +205,7 @@ def decode_picture(work: FileWork) -> None:
         result.flag("not_decoded", "too large to decode at intake")
         return
     try:
-        decode_image(work.data, result, work.storage)
+        decode_image(work.data, result, work.storage, blurred=work.blurred)
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         result.flag("decompression_bomb", str(exc))
     except Exception as exc:  # undecodable: still stored and hashed, flagged with the reason
@@ -223,11 +224,11 @@ STEPS: tuple[tuple[str, Callable[[FileWork], None]], ...] = (
 
 
 def _start(
-    source: SourceFile, storage: WriteOnceStore, extra: tuple[str, ...]
+    source: SourceFile, storage: WriteOnceStore, extra: tuple[str, ...], blurred: bool
 ) -> tuple[IntakeResult, Future[bool] | None]:
     """Run the steps over one source; its original may still be being written."""
     result = IntakeResult(source=source, flags=[dict(code=c, reason=r) for c, r in source.flags])
-    work = FileWork(result, storage, extra)
+    work = FileWork(result, storage, extra, blurred=blurred)
     try:
         for _name, step in STEPS:
             step(work)
@@ -256,8 +257,10 @@ def process_many(
     sources: list[SourceFile],
     store: WriteOnceStore | str,
     extra_digests: tuple[str, ...] = (),
+    blurred: bool = False,
 ) -> list[IntakeResult]:
     """Run every per-file step for each source; never raises for a bad file.
+    ``blurred``: make each picture's blurred thumbnail too (a graphic batch).
 
     Each original's write and fsync overlap the next files' decoding; this returns only
     when every original is on disk (or has failed): nothing is reported stored before."""
@@ -266,7 +269,7 @@ def process_many(
     behind: deque[tuple[IntakeResult, Future[bool]]] = deque()
     held = 0
     for source in sources:
-        result, writer = _start(source, storage, extra_digests)
+        result, writer = _start(source, storage, extra_digests, blurred)
         results.append(result)
         if writer is not None:
             behind.append((result, writer))

@@ -7,7 +7,9 @@
 - ``manifests``: a batch closed with its hashed manifest and the custodian's list checked
 - ``custody``: downloads, custody recorded by hand, originals re-hashed
 - ``fixity``: sweeps re-hashing every stored original, in chunks
-- ``derivatives``: thumbnails and previews made again from the verified original
+- ``derivatives``: thumbnails and previews made again from the verified original, and
+  the blurred thumbnails of graphic items
+- ``graphic``: items marked graphic (or no longer), a selection or a batch at a time
 - ``items``: what is said about an item, and who is identified in it
 
 Near-duplicate groups live in ``evidence.near_duplicates``. Every public name is here
@@ -33,8 +35,14 @@ from .custody import (
     set_integrity,
     verify_custody,
 )
-from .derivatives import ensure_preview, make_missing_thumbnails, remake_thumbnail
+from .derivatives import (
+    blurred_thumbnail,
+    ensure_preview,
+    make_missing_thumbnails,
+    remake_thumbnail,
+)
 from .fixity import run_fixity
+from .graphic import mark_batch_graphic, may_mark_graphic, set_graphic
 from .intake_rows import next_references, record_intake, refresh_batch_counts
 from .items import record_identification, update_item
 from .leases import LEASE, claim_batch, owner_known_dead, release_batch
@@ -63,6 +71,7 @@ __all__ = [
     "PURPOSE_FIXITY",
     "PURPOSE_INTAKE",
     "RECORDABLE_CUSTODY",
+    "blurred_thumbnail",
     "claim_batch",
     "create_batch",
     "done_source_keys",
@@ -72,6 +81,8 @@ __all__ = [
     "holds_same_files",
     "lock_case_intake",
     "make_missing_thumbnails",
+    "mark_batch_graphic",
+    "may_mark_graphic",
     "next_references",
     "open_batch",
     "open_verified",
@@ -87,6 +98,7 @@ __all__ = [
     "remake_thumbnail",
     "resumable_batch",
     "run_fixity",
+    "set_graphic",
     "set_integrity",
     "update_item",
     "verify_custody",

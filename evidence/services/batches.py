@@ -39,8 +39,10 @@ def create_batch(
     source_sha256: str = "",
     source_size: int | None = None,
     name_encoding: str = "",
+    graphic: bool = False,
 ) -> IntakeBatch:
-    """Open an intake batch, with the medium's own "acquired" custody event."""
+    """Open an intake batch, with the medium's own "acquired" custody event; ``graphic``:
+    every item it takes in is marked graphic."""
     with transaction.atomic(durable=True):
         return _create_batch(
             actor=actor,
@@ -54,6 +56,7 @@ def create_batch(
             source_sha256=source_sha256,
             source_size=source_size,
             name_encoding=name_encoding,
+            graphic=graphic,
         )
 
 
@@ -70,6 +73,7 @@ def _create_batch(
     source_sha256: str = "",
     source_size: int | None = None,
     name_encoding: str = "",
+    graphic: bool = False,
 ) -> IntakeBatch:
     """The batch and its "acquired" event, inside the caller's transaction."""
     batch = IntakeBatch.objects.create(
@@ -84,6 +88,7 @@ def _create_batch(
         source_sha256=source_sha256,
         source_size=source_size,
         name_encoding=name_encoding,
+        graphic=graphic,
     )
     record_custody(
         [
@@ -106,6 +111,7 @@ def _create_batch(
         target=batch,
         case=case,
         source=source_root,
+        **({"graphic": True} if graphic else {}),
     )
     return batch
 

@@ -1,15 +1,18 @@
-"""Thumbnails and previews, made again from the verified original."""
+"""Thumbnails and previews, made again from the verified original; the blurred thumbnails
+of graphic items, made from the thumbnail."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from ..imaging import (
+    BLUR_PARAMETERS,
     DECODABLE,
     PREVIEW_PARAMETERS,
     THUMBNAIL_PARAMETERS,
     TOOL,
     Picture,
+    blurred_jpeg,
     reduced_jpeg,
 )
 from ..models import (
@@ -74,6 +77,56 @@ def remake_thumbnail(item: EvidenceItem, derivative: Derivative) -> bytes | None
     except OSError:
         pass  # served all the same; the next view tries again
     return made.data
+
+
+def blurred_thumbnail(item: EvidenceItem) -> bytes | None:
+    """The blurred thumbnail of an item (a graphic one), or None when it has no picture.
+
+    Made at intake for a graphic batch; for an item marked graphic later, made here on its
+    first request (from the stored thumbnail, or the verified original if that is lost),
+    stored and recorded. Never the thumbnail itself: what cannot be blurred is not shown."""
+    made = {
+        d.kind: d
+        for d in Derivative.objects.filter(
+            original=item.original_id,
+            kind__in=[Derivative.Kind.THUMBNAIL, Derivative.Kind.BLURRED],
+        )
+    }
+    blurred = made.get(Derivative.Kind.BLURRED)
+    if blurred is not None:
+        try:
+            with evidence_storage().open(blurred.storage_key) as fh:
+                return fh.read()
+        except OSError:
+            pass  # lost (a crash after its row): made again below
+    thumbnail = _thumbnail_bytes(item, made.get(Derivative.Kind.THUMBNAIL))
+    if thumbnail is None:
+        return None
+    try:
+        picture = blurred_jpeg(thumbnail)
+    except Exception:
+        return None
+    key = derivative_key(item.original.sha256, "blurred", "jpg")
+    try:
+        evidence_storage().write_derivative(key, picture.data)
+    except OSError:
+        return picture.data  # served all the same; the next request tries again
+    if blurred is None:
+        _record_derivative(item, Derivative.Kind.BLURRED, key, picture, dict(BLUR_PARAMETERS))
+    return picture.data
+
+
+def _thumbnail_bytes(item: EvidenceItem, thumbnail: Derivative | None) -> bytes | None:
+    if thumbnail is not None:
+        try:
+            with evidence_storage().open(thumbnail.storage_key) as fh:
+                return fh.read()
+        except OSError:
+            return remake_thumbnail(item, thumbnail)
+    if item.original.media_type not in DECODABLE:
+        return None
+    made = _from_original(item, THUMBNAIL_PARAMETERS)  # none was stored at intake
+    return made.data if made is not None else None
 
 
 def make_missing_thumbnails(*, case: Case | None = None) -> tuple[int, list[EvidenceItem]]:

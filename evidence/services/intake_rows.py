@@ -121,25 +121,31 @@ def _write_results(
     """The rows of a chunk's stored results, inside the caller's transaction."""
     now = timezone.now()
     files = _stored_files(stored)
+    # Thumbnails, and a graphic batch's blurred ones: one statement for both.
     insert_rows(
         Derivative,
         [
             dict(
                 original_id=files[r.sha256].pk,
-                kind=Derivative.Kind.THUMBNAIL,
-                storage_key=r.thumbnail.key,
+                kind=kind,
+                storage_key=made.key,
                 media_type="image/jpeg",
-                width=r.thumbnail.width,
-                height=r.thumbnail.height,
-                size=r.thumbnail.size,
+                width=made.width,
+                height=made.height,
+                size=made.size,
                 tool=TOOL,
-                parameters=r.thumbnail.parameters,
+                parameters=made.parameters,
             )
             for r in stored
-            if r.thumbnail
+            for kind, made in (
+                (Derivative.Kind.THUMBNAIL, r.thumbnail),
+                (Derivative.Kind.BLURRED, r.blurred),
+            )
+            if made
         ],
         ignore_conflicts=True,
     )
+    graphic = batch.graphic if batch else False  # marked as written, never afterwards
     # The counter's row lock serialises intakes into one case before "duplicate" is
     # decided, so two concurrent ingests cannot both call the same bytes new.
     references = next_references(case, len(stored))
@@ -167,6 +173,7 @@ def _write_results(
                 flags=r.flags,
                 is_flagged=bool(r.flags),
                 phash=r.phash,
+                is_graphic=graphic,
             )
         )
         in_case.add(sf.pk)

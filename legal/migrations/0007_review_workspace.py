@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("casefiles", "0009_account_models_to_accounts"),
-        ("evidence", "0011_review_workspace"),
+        ("evidence", "0012_review_workspace"),
         ("legal", "0006_comments"),
         ("people", "0006_review_moves_to_legal"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),

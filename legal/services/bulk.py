@@ -1,5 +1,5 @@
 """Bulk actions on a case's items: on a selection, or on everything a workspace filter
-matches (docs/decisions/0011-bulk-actions.md).
+matches (docs/decisions/0012-bulk-actions.md).
 
 ``preview`` says how many items an action will change and how many it will skip, and
 why, in one query: the confirmation page shows it. ``start_bulk`` records the job (what

@@ -290,6 +290,8 @@ def test_the_lawyers_assessed_linked_and_left_a_gap(client, seeded):
     assert rows["RS-7-1-e.1"].gap  # supported, but not yet confirmed by a second lawyer
     assert rows["RS-7-1-i.2"] in [r for r in rows.values() if r.gap]
     assert gaps(matrix)
+    graphic = EvidenceItem.objects.filter(case=seeded, is_graphic=True).order_by("reference")
+    assert list(graphic.values_list("reference", flat=True)) == [f"EV-{n:06d}" for n in range(1, 7)]
     client.force_login(get_user_model().objects.get(username="lawyer"))
     for language, heading in (("en", "Evidence matrix"), ("ar", "مصفوفة الأدلة")):
         client.cookies["django_language"] = language

@@ -6,9 +6,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from evidence import services
+from evidence import services, views
 from evidence.intake.payload import SourceFile
 from evidence.intake.steps import process_many
+from evidence.models import Derivative
 from evidence.storage import evidence_storage
 from tests.evidence.factories import CustodyEventFactory
 from tests.evidence.helpers import take_in
@@ -26,10 +27,16 @@ GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments.
 ITEM_QUERIES = 22 + CHAIN_LOCK
+THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
 
 
 @pytest.mark.parametrize("size", [1, 5, 20])
-def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(case, taker, tmp_path, size):
+@pytest.mark.parametrize("graphic", [False, True])
+def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(
+    case, taker, tmp_path, size, graphic
+):
+    """A graphic batch too: its items are marked, and their blurred thumbnails recorded,
+    by the same statements."""
     batch = services.open_batch(
         actor=taker,
         case=case,
@@ -37,13 +44,14 @@ def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(case, taker,
         acquired_from="W-0001",
         medium="",
         resume_files=None,
+        graphic=graphic,
     )
     assert services.claim_batch(batch)
     sources = [
         SourceFile(path=f"{n}.jpg", fs_path=str(write(tmp_path / f"{n}.jpg", jpeg_bytes(n + 1))))
         for n in range(size)
     ]
-    results = process_many(sources, evidence_storage().for_workers())
+    results = process_many(sources, evidence_storage().for_workers(), blurred=graphic)
     with CaptureQueriesContext(connection) as chunk:
         written = services.record_intake(
             actor=taker,
@@ -54,14 +62,21 @@ def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(case, taker,
             problems=[],
             total=size,
         )
-    assert written == size and batch.items.count() == size
+    assert written == size and batch.items.filter(is_graphic=graphic).count() == size
+    blurred = Derivative.objects.filter(kind="blurred", original__items__batch=batch)
+    assert blurred.count() == (size if graphic else 0)
     assert len(chunk.captured_queries) == CHUNK_QUERIES, [q["sql"] for q in chunk]
 
 
-@pytest.fixture
-def photos(cast, tmp_path):
+@pytest.fixture(params=["plain", "graphic"])
+def photos(request, cast, tmp_path):
+    """Six photos; or the same marked graphic: a graphic item costs its pages no query
+    (its blurred thumbnail is served by the thumbnail's own URL)."""
     files = {f"p{n}.jpg": jpeg_bytes(n) for n in range(6)}
-    return take_in(cast.case, cast.investigator, files, tmp_path / "m").items.order_by("pk")
+    items = take_in(cast.case, cast.investigator, files, tmp_path / "m").items.order_by("pk")
+    if request.param == "graphic":
+        services.set_graphic(actor=cast.lead, case=cast.case, items=items)
+    return items
 
 
 def test_the_gallery_page_costs_an_exact_number_of_queries(client, cast, photos):
@@ -85,3 +100,21 @@ def test_the_item_page_costs_an_exact_number_of_queries(client, cast, photos, ha
     assert response.status_code == 200
     assert response.content.decode().count("moved to the evidence room") == hand_recorded
     assert len(page.captured_queries) == ITEM_QUERIES, [q["sql"] for q in page]
+
+
+def test_a_thumbnail_costs_the_same_queries_blurred_or_not(client, cast, photos):
+    """A graphic item's thumbnail URL serves its blurred one at the same cost; once it is
+    revealed, one query more asks whether the user keeps graphic images blurred."""
+    item = photos.first()
+    client.force_login(cast.investigator)
+    client.get(reverse("evidence:gallery", args=[cast.case.reference]))
+    url = views.thumbnail_url(cast.investigator, cast.case.reference, item.reference, item.pk)
+    client.get(url)  # a blurred thumbnail of an item marked after intake: made now
+    with CaptureQueriesContext(connection) as served:
+        assert client.get(url).status_code == 200
+    assert len(served.captured_queries) == THUMBNAIL_QUERIES, [q["sql"] for q in served]
+    if item.is_graphic:
+        client.post(reverse("evidence:reveal", args=[cast.case.reference, item.reference]))
+        with CaptureQueriesContext(connection) as served:
+            assert client.get(url).status_code == 200
+        assert len(served.captured_queries) == THUMBNAIL_QUERIES + 1

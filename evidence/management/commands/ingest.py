@@ -54,6 +54,11 @@ class Command(BaseCommand):
         parser.add_argument("--as", dest="username", help="the investigator taking it in")
         parser.add_argument("--new-batch", action="store_true", help="do not resume")
         parser.add_argument(
+            "--graphic",
+            action="store_true",
+            help="mark every item of the batch graphic (shown blurred until revealed)",
+        )
+        parser.add_argument(
             "--zip-encoding",
             help="encoding of ZIP names written without the UTF-8 flag, when known "
             "(e.g. cp720 for Arabic Windows Explorer, cp1256); otherwise they are flagged",
@@ -72,6 +77,7 @@ class Command(BaseCommand):
         username,
         new_batch,
         zip_encoding,
+        graphic,
         **options,
     ):
         if not path.exists():
@@ -102,6 +108,7 @@ class Command(BaseCommand):
                 progress=Progress(sys.stderr),
                 new_batch=new_batch,
                 zip_encoding=zip_encoding,
+                graphic=graphic,
             )
         except (ValueError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc
@@ -121,6 +128,7 @@ class Command(BaseCommand):
             "photos_per_s": round(report.files_per_s, 1),
             "coordinator_cpu_s": round(os.times().user + os.times().system, 2),
             "manifest_sha256": batch.manifest.sha256 if batch.manifest else None,
+            "graphic": batch.graphic,
         }
         checked = _custodian_list(batch) if manifest is not None else None
         if checked is not None:
@@ -133,6 +141,7 @@ class Command(BaseCommand):
                 f"{batch.duplicate} duplicate, {batch.flagged} flagged, {batch.failed} failed, "
                 f"{batch.skipped} skipped; {report.new_items} new in {report.elapsed:.1f} s "
                 f"({report.files_per_s:.1f} files/s); manifest sha256 {summary['manifest_sha256']}"
+                + ("; every item marked graphic" if batch.graphic else "")
             )
             if checked is not None:
                 self._write_custodian_list(checked)

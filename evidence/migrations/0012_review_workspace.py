@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("casefiles", "0009_account_models_to_accounts"),
-        ("evidence", "0010_review_statuses"),
+        ("evidence", "0011_graphic"),
         ("people", "0006_review_moves_to_legal"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
