@@ -361,7 +361,7 @@ class SavedSearch(models.Model):
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     name = models.CharField(_("name"), max_length=100)
-    query = models.CharField(max_length=2000)  # the filter's query string, as normalised
+    query = models.CharField(max_length=2000, blank=True)  # the filter as normalised
     shared = models.BooleanField(_("shared with the case"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
