@@ -233,6 +233,20 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     derivatives = set(
         Derivative.objects.filter(original=item.original_id).values_list("kind", flat=True)
     )
+    # The items either side, in the gallery's order: keys n and p walk the case.
+    in_case = EvidenceItem.objects.visible_to(request.user).filter(case=case)
+    previous_ref = (
+        in_case.filter(reference__lt=item.reference)
+        .order_by("-reference")
+        .values_list("reference", flat=True)
+        .first()
+    )
+    next_ref = (
+        in_case.filter(reference__gt=item.reference)
+        .order_by("reference")
+        .values_list("reference", flat=True)
+        .first()
+    )
     # The near-identical items' thumbnails are seen too: the entry names them, as the
     # gallery's names its page.
     audit.record(
@@ -252,6 +266,8 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "provenance": getattr(item, "provenance", None),
             "custody": custody,
             "near": near,
+            "previous_ref": previous_ref,
+            "next_ref": next_ref,
             "has_thumbnail": "thumbnail" in derivatives,
             "previewable": "thumbnail" in derivatives,
             # A graphic item's page warns, and shows no picture, until it is revealed.

@@ -110,3 +110,37 @@ def test_a_lawyer_assesses_links_and_submits_and_a_second_person_approves(
     finally:
         lead_cm.__exit__(None, None, None)
     assert found == []
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_the_gallery_and_the_item_page_work_from_the_keyboard(server, language):  # noqa: F811
+    cm, page = _as(server, "lawyer", language)
+    try:
+        page.goto(f"/cases/{CASE}/evidence/?kind=photo")
+        tiles = page.locator("[data-keys='gallery'] li.tile > a")
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        assert page.evaluate("document.activeElement.getAttribute('href')") == (
+            tiles.nth(1).get_attribute("href")
+        )
+        page.keyboard.press("k")
+        forward = "ArrowLeft" if language == "ar" else "ArrowRight"  # reading order
+        for _ in range(4):  # to the fifth photograph: one the other test leaves unreviewed
+            page.keyboard.press(forward)
+        fifth = tiles.nth(4).get_attribute("href")
+        assert page.evaluate("document.activeElement.getAttribute('href')") == fifth
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"**{fifth}")
+        page.keyboard.press("n")
+        page.wait_for_url(lambda url: not url.endswith(fifth))
+        assert page.locator("a[rel='prev']").get_attribute("href") == fifth
+        page.keyboard.press("p")
+        page.wait_for_url(f"**{fifth}")
+        page.keyboard.press("r")
+        assert page.evaluate("document.activeElement.name") == "to_status"
+        page.keyboard.press("Escape")
+        page.evaluate("document.activeElement.blur()")
+        page.keyboard.press("g")
+        page.wait_for_url(f"**/cases/{CASE}/evidence/")
+    finally:
+        cm.__exit__(None, None, None)

@@ -25,8 +25,9 @@ CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
 CHUNK_QUERIES = 19 + CHAIN_LOCK
 GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
-# the viewer is a system admin (who reviews nothing), the assessments, links and comments.
-ITEM_QUERIES = 22 + CHAIN_LOCK
+# the viewer is a system admin (who reviews nothing), the assessments, links and comments;
+# and the items either side (keys n and p).
+ITEM_QUERIES = 24 + CHAIN_LOCK
 THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
 
 
