@@ -193,7 +193,13 @@ class EvidenceItem(models.Model):
                 name="item_once_per_batch_source",
             ),
         ]
-        indexes = [models.Index(fields=["case", "kind"], name="item_case_kind")]
+        indexes = [
+            models.Index(fields=["case", "kind"], name="item_case_kind"),
+            # The review workspace filters 55,000 items by these and pages them by
+            # reference (keyset): each filter walks its index in the page's order.
+            models.Index(fields=["case", "review_status", "reference"], name="item_case_status"),
+            models.Index(fields=["case", "sensitivity", "reference"], name="item_case_sensitivity"),
+        ]
 
     def __str__(self) -> str:
         return self.reference

@@ -26,3 +26,18 @@ ACTIONS.update(
     }
 )
 ACTIONS["legal.comment"] = _("Comment added")
+ACTIONS.update(
+    {
+        "legal.workspace": _("Review workspace viewed"),
+        "legal.search_save": _("Search saved"),
+        "legal.search_delete": _("Saved search deleted"),
+        "legal.bulk_start": _("Bulk action confirmed"),
+        "legal.bulk_done": _("Bulk action finished"),
+        "legal.bulk_assign": _("Reviewer assigned in bulk"),
+        "legal.bulk_tag_add": _("Tag added in bulk"),
+        "legal.bulk_tag_remove": _("Tag removed in bulk"),
+        "legal.bulk_sensitivity": _("Sensitivity set in bulk"),
+        "legal.bulk_link": _("Linked to a legal element in bulk"),
+        "review.bulk_submit": _("Submitted for review in bulk"),
+    }
+)

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.forms import choice_field
+from casefiles.models import Case
 
 from .models import Assessment, LegalElement, Stance
 from .review import TRANSITIONS
@@ -94,3 +96,88 @@ class CommentForm(forms.Form):
         help_text=_("Mention a member of the case with @ and their username."),
         widget=forms.Textarea({"rows": 2, "dir": "auto"}),
     )
+
+
+class BulkForm(forms.Form):
+    """A bulk action, its values, and the items: those ticked, or everything the
+    workspace's filter (``query``) matches."""
+
+    SELECTED, ALL = "selected", "all"
+
+    action = forms.ChoiceField(label=_("Bulk action"))
+    scope = forms.ChoiceField(
+        label=_("On"),
+        choices=[(SELECTED, _("the items ticked")), (ALL, _("everything the filter matches"))],
+        widget=forms.RadioSelect,
+        initial=SELECTED,
+    )
+    query = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
+    reviewer = forms.ChoiceField(label=_("Reviewer"), required=False)
+    tag = forms.CharField(label=_("Tag"), required=False, max_length=60)
+    sensitivity = forms.ChoiceField(
+        label=_("Sensitivity"), required=False, choices=[("", "—"), *Case.Sensitivity.choices]
+    )
+    element = forms.ChoiceField(label=_("Legal element"), required=False)
+    stance = forms.ChoiceField(
+        label=_("Stance"), required=False, choices=[("", "—"), *Stance.choices]
+    )
+    proposition = forms.CharField(
+        label=_("What they show, in your words"),
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea({"rows": 2, "dir": "auto"}),
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        actions: list[tuple[str, Any]],
+        reviewers: list[tuple[str, str]],
+        elements: Callable[[], list[LegalElement]] | None = None,
+        language: str | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(*args, **kwargs)
+        choice_field(self, "action").choices = actions
+        nobody = ("", _("Nobody (take the assignment off)"))
+        choice_field(self, "reviewer").choices = [nobody, *reviewers]
+        catalogue = LegalElement.objects.select_related("crime").order_by(
+            "crime__order", "crime__code", "order", "code"
+        )
+
+        def current() -> list[tuple[str, str]]:
+            found = catalogue if elements is None else elements()
+            return [
+                ("", "—"),
+                *(
+                    (e.code, f"{e.code} · {e.label(language)}")
+                    for e in found
+                    if e.retired_at is None and e.crime.retired_at is None
+                ),
+            ]
+
+        choice_field(self, "element").choices = current
+
+    def clean_query(self) -> str:
+        query = self.cleaned_data["query"]
+        if "\x00" in query:
+            raise forms.ValidationError(_("The filter is not valid: correct it first."))
+        return query
+
+    def values(self) -> dict[str, Any]:
+        """The values the chosen action takes (the service checks them)."""
+        names = {
+            "assign": ("reviewer",),
+            "tag_add": ("tag",),
+            "tag_remove": ("tag",),
+            "sensitivity": ("sensitivity",),
+            "submit": (),
+            "link": ("element", "stance", "proposition"),
+        }[self.cleaned_data["action"]]
+        return {name: self.cleaned_data.get(name) for name in names}
+
+
+class SavedSearchForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=100)
+    shared = forms.BooleanField(label=_("Share with the case's members"), required=False)
+    query = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)

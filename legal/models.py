@@ -15,13 +15,19 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from casefiles.querysets import CaseScopedQuerySet
 from casefiles.reviewing import ReviewStatus
 
 if TYPE_CHECKING:
     from evidence.models import EvidenceItem
     from people.models import Testimony
 
-from .querysets import CaseOwnedQuerySet, DecisionQuerySet, LinkPartQuerySet
+from .querysets import (
+    CaseOwnedQuerySet,
+    DecisionQuerySet,
+    LinkPartQuerySet,
+    SavedSearchQuerySet,
+)
 
 
 class AppendOnlyModel(models.Model):
@@ -278,6 +284,8 @@ class Assessment(AppendOnlyModel):
                 name="assessment_of_item_or_testimony",
             )
         ]
+        # Each assessor's latest assessment of an item (the workspace's grade filters).
+        indexes = [models.Index(fields=["item", "assessor", "id"], name="assessment_latest")]
 
     def __str__(self) -> str:
         return f"{self.reliability}{self.credibility} by {self.assessor_id}"
@@ -323,3 +331,90 @@ class Comment(AppendOnlyModel):
         if record is None:
             raise ValueError(f"comment {self.pk} is on nothing")
         return record
+
+
+class ReviewAssignment(models.Model):
+    """Who is to review an item now: a member of its case who may review. One row per
+    item, replaced when it is assigned again; every assignment is in the audit log."""
+
+    item = models.OneToOneField(
+        "evidence.EvidenceItem", models.PROTECT, primary_key=True, related_name="assignment"
+    )
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    assigned_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    assigned_at = models.DateTimeField()
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["case", "reviewer"], name="assignment_case_reviewer")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} to {self.reviewer_id}"
+
+
+class SavedSearch(models.Model):
+    """A workspace filter kept on the server under a name: its owner's alone, or shared
+    with the members of its case."""
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    name = models.CharField(_("name"), max_length=100)
+    query = models.CharField(max_length=2000, blank=True)  # the filter as normalised
+    shared = models.BooleanField(_("shared with the case"), default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SavedSearchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+        indexes = [models.Index(fields=["case", "owner"], name="saved_search_case_owner")]
+
+    def __str__(self) -> str:
+        return f"saved search #{self.pk}"  # the name is the owner's words: not in labels
+
+
+class BulkJob(models.Model):
+    """One bulk action on many items: what was asked, on which items, and how far it
+    went. Items change in chunks, each its own transaction and audit entry naming them
+    (``legal/services/bulk.py``); ``cursor`` is the last item done, to resume from."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Waiting")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Stopped by an error")
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    action = models.CharField(max_length=16)
+    params = models.JSONField(default=dict)  # the action's values (tag, reviewer id, ...)
+    query = models.CharField(max_length=2000, blank=True)  # everything this filter matched,
+    selection = models.JSONField(null=True, blank=True)  # or these items (primary keys)
+    through = models.BigIntegerField(default=0)  # no item added after the confirmation
+    total = models.IntegerField(default=0)
+    done = models.IntegerField(default=0)
+    changed = models.IntegerField(default=0)
+    skipped = models.JSONField(default=dict)  # {reason: count}
+    cursor = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"bulk job #{self.pk}"
+
+    @property
+    def progress(self) -> int:
+        return min(100, round(100 * self.done / self.total)) if self.total else 100
+
+    @property
+    def skipped_total(self) -> int:
+        return sum(self.skipped.values())

@@ -28,3 +28,11 @@ class LinkPartQuerySet(AppendOnly, CaseScopedQuerySet):
     """A link's confirmation or withdrawal: through the link's case."""
 
     case_field = "link__case"
+
+
+class SavedSearchQuerySet(CaseScopedQuerySet):
+    def visible_to(self, user: User | None) -> Self:
+        """The searches of the user's cases they own, and those shared with the case."""
+        if user is None or not user.is_authenticated:
+            return self.none()
+        return super().visible_to(user).filter(Q(owner_id=user.pk) | Q(shared=True))

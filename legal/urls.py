@@ -2,7 +2,7 @@ from django.urls import path
 
 import casefiles.converters  # noqa: F401 (registers the text converter)
 
-from . import matrix_views, views
+from . import bulk_views, matrix_views, views, workspace_views
 
 app_name = "legal"
 _item = "cases/<text:ref>/evidence/<text:item_ref>/"
@@ -20,6 +20,15 @@ urlpatterns = [
     path(
         "cases/<text:ref>/links/<int:link_id>/withdraw/", views.link_withdraw, name="link_withdraw"
     ),
+    path("cases/<text:ref>/review/", workspace_views.workspace, name="workspace"),
+    path("cases/<text:ref>/review/searches/", workspace_views.save_search, name="search_save"),
+    path(
+        "cases/<text:ref>/review/searches/<int:search_id>/delete/",
+        workspace_views.delete_search,
+        name="search_delete",
+    ),
+    path("cases/<text:ref>/review/bulk/", bulk_views.bulk_action, name="bulk"),
+    path("cases/<text:ref>/review/bulk/<int:job_id>/", bulk_views.bulk_job, name="bulk_job"),
     path("cases/<text:ref>/matrix/", matrix_views.matrix, name="matrix"),
     path("cases/<text:ref>/matrix.csv", matrix_views.matrix_csv, name="matrix_csv"),
     path(

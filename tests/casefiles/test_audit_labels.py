@@ -60,8 +60,15 @@ def _custody_actions() -> set[str]:
 
 # Calls whose action is not written at the call: (file, the argument as written) -> the
 # actions it can record, worked out from the code it depends on.
+def _bulk_actions() -> set[str]:
+    from legal.services.bulk_actions import ACTIONS
+
+    return {action.verb for action in ACTIONS.values()}
+
+
 COMPUTED = {
     ("legal/services/review.py", "f'review.{move.verb}'"): _review_moves,
+    ("legal/services/bulk.py", "action.verb"): _bulk_actions,
     ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
     ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,

@@ -98,9 +98,23 @@ def values(cast, tmp_path):
         stance="supports",
         proposition="He describes the beatings.",
     )
+    from legal.services import bulk, searches
+
+    item = batch.items.get()
+    search = searches.save_search(actor=cast.lead, case=cast.case, name="All", query="")
+    job = bulk.start_bulk(
+        actor=cast.lead,
+        case=cast.case,
+        action="tag_add",
+        values={"tag": "seen"},
+        selection=[item.pk],
+        through=item.pk,
+    )
     return {
         "ref": cast.case.reference,
-        "item_ref": batch.items.get().reference,
+        "item_ref": item.reference,
+        "search_id": str(search.pk),
+        "job_id": str(job.pk),
         "link_id": str(link.pk),
         "element_code": link.element.code,
         "pk": batch.pk,

@@ -196,6 +196,8 @@ def _start_pages(cast, world) -> list[str]:
         cast.case.get_absolute_url(),
         reverse("legal:matrix", args=[ref]),
         reverse("legal:element_links", args=[ref, "RS-7-1-f.1"]),
+        reverse("legal:workspace", args=[ref]),
+        f"{reverse('legal:workspace', args=[ref])}?near_group={world['body'].near_group}",
     ]
 
 
@@ -320,6 +322,8 @@ def test_gallery_and_lists_label_graphic_items(client, cast, world):
     client.force_login(cast.lead)
     gallery = client.get(reverse("evidence:gallery", args=[ref])).content.decode()
     assert gallery.count('class="graphic-label"') == 2
+    workspace = client.get(reverse("legal:workspace", args=[ref])).content.decode()
+    assert workspace.count('class="graphic-label"') == 2
     testimony = client.get(
         reverse("people:testimony_detail", args=[ref, world["testimony"].pk])
     ).content.decode()
@@ -339,6 +343,8 @@ def test_a_withheld_graphic_item_is_not_labelled(client, cast, world):
     client.force_login(cast.observer)
     gallery = client.get(reverse("evidence:gallery", args=[cast.case.reference])).content
     assert gallery.decode().count('class="graphic-label"') == 1  # the cell photo only
+    workspace = client.get(reverse("legal:workspace", args=[cast.case.reference])).content
+    assert workspace.decode().count('class="graphic-label"') == 1
 
 
 # -- marking -------------------------------------------------------------------------------

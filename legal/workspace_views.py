@@ -1,0 +1,252 @@
+"""The review workspace of a case: its items as a gallery a lawyer filters, pages through
+(by reference, from one page to the next: no count of the filtered set), ticks and acts
+on in bulk, and the searches kept for it."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from casefiles import audit
+from casefiles.access import ROLE_ACTIONS, Action, account_of, get_case_for_user, is_system_admin
+from casefiles.models import Case, Membership
+from evidence.models import Derivative, EvidenceItem
+from evidence.views import thumbnail_url
+from people.protection import withheld_testimonies
+
+from .filters import WorkspaceFilter, dropped
+from .forms import BulkForm, SavedSearchForm
+from .models import Assessment, LegalElement, SavedSearch
+from .services import searches
+from .services.bulk_actions import ACTIONS
+
+PAGE_SIZE = 48
+_CURSOR_LIMIT = 64  # an item reference is at most 16 characters
+
+
+def workspace_url(case: Case, query: str = "") -> str:
+    url = reverse("legal:workspace", args=[case.reference])
+    return f"{url}?{query}" if query else url
+
+
+def offered_actions(request: HttpRequest, case: Case) -> list[tuple[str, Any]]:
+    """The bulk actions the user may take here (none for a system admin or an observer)."""
+    user = account_of(request)
+    if is_system_admin(user):
+        return []
+    allowed = ROLE_ACTIONS.get(getattr(case, "viewer_role", "") or "", frozenset())
+    return [(a.name, a.label) for a in ACTIONS.values() if allowed & set(a.may)]
+
+
+def reviewers_of(case: Case) -> list[tuple[str, str]]:
+    """The members who may review now: those a bulk assignment may name."""
+    roles = [role for role, actions in ROLE_ACTIONS.items() if Action.REVIEW in actions]
+    members = (
+        Membership.objects.active()
+        .filter(case=case, role__in=roles)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    return [(str(m.user_id), m.user.get_username()) for m in members]
+
+
+def bulk_form(
+    request: HttpRequest,
+    case: Case,
+    data: Any = None,
+    *,
+    actions: list[tuple[str, Any]] | None = None,
+    elements: Callable[[], list[LegalElement]] | None = None,
+    **initial: Any,
+) -> BulkForm:
+    return BulkForm(
+        data,
+        initial=initial,
+        actions=offered_actions(request, case) if actions is None else actions,
+        reviewers=reviewers_of(case),
+        elements=elements,
+        language=get_language(),
+    )
+
+
+def _items(request: HttpRequest, case: Case) -> QuerySet[EvidenceItem]:
+    withheld = Q(testimony_id__in=withheld_testimonies(request.user, case))
+    return (
+        EvidenceItem.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("assignment__reviewer")
+        .annotate(
+            has_thumbnail=Exists(
+                Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
+            ),
+            withheld=ExpressionWrapper(withheld, output_field=BooleanField()),
+        )
+    )
+
+
+def _cursor(request: HttpRequest, name: str) -> str:
+    value = request.GET.get(name, "")
+    if len(value) > _CURSOR_LIMIT or "\x00" in value:
+        messages.warning(request, _("That page position is not valid: the first page is shown."))
+        return ""
+    return value
+
+
+def _page(found: QuerySet[EvidenceItem], after: str, before: str) -> dict[str, Any]:
+    """One page by reference, one query: PAGE_SIZE + 1 rows tell whether more follow."""
+    if before:
+        rows = list(found.filter(reference__lt=before).order_by("-reference")[: PAGE_SIZE + 1])
+        items = rows[:PAGE_SIZE][::-1]
+        has_previous, has_next = len(rows) > PAGE_SIZE, True
+    else:
+        if after:
+            found = found.filter(reference__gt=after)
+        rows = list(found.order_by("reference")[: PAGE_SIZE + 1])
+        items = rows[:PAGE_SIZE]
+        has_previous, has_next = bool(after), len(rows) > PAGE_SIZE
+    return {
+        "items": items,
+        "has_previous": has_previous and bool(items),
+        "has_next": has_next and bool(items),
+        "first": items[0].reference if items else "",
+        "last": items[-1].reference if items else "",
+    }
+
+
+def _grades(items: list[EvidenceItem]) -> None:
+    """Each item's latest grades of each assessor ("B2"), oldest assessor first: one
+    query for the page."""
+    shown = [item.pk for item in items if not item.withheld]  # type: ignore[attr-defined]
+    latest: dict[int, dict[int, str]] = {}
+    rows = (
+        Assessment.objects.filter(item__in=shown)
+        .order_by("at", "pk")
+        .values_list("item_id", "assessor_id", "reliability", "credibility")
+    )
+    for item_id, assessor_id, reliability, credibility in rows:
+        latest.setdefault(item_id, {})[assessor_id] = f"{reliability}{credibility}"
+    for item in items:
+        item.grades = list(latest.get(item.pk, {}).values())  # type: ignore[attr-defined]
+
+
+@require_GET
+def workspace(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    catalogue = LegalElement.objects.select_related("crime").order_by(
+        "crime__order", "crime__code", "order", "code"
+    )
+
+    @functools.cache
+    def elements() -> list[LegalElement]:  # one query for both forms, when shown
+        return list(catalogue)
+
+    filterset = WorkspaceFilter(
+        request.GET, queryset=_items(request, case), case=case, elements=elements
+    )
+    found = filterset.qs
+    if refused := dropped(filterset):
+        messages.warning(
+            request,
+            _("These filters were left out, their values are not valid: %(names)s.")
+            % {"names": ", ".join(refused)},
+        )
+    if filterset.by_content():
+        # What is recorded about a file's content must not tell of a withheld item by
+        # letting it match: those items are left out of such a search.
+        found = found.exclude(withheld=True)
+    page = _page(found, _cursor(request, "after"), _cursor(request, "before"))
+    items: list[EvidenceItem] = page["items"]
+    _grades(items)
+    query = filterset.query()
+    audit.record(
+        request.user,
+        "legal.workspace",
+        case=case,
+        items=[i.reference for i in items if not i.withheld],  # type: ignore[attr-defined]
+        withheld=[i.reference for i in items if i.withheld],  # type: ignore[attr-defined]
+        filters=query,
+    )
+    for item in items:
+        item.case = case  # its URLs name the case's reference
+        if item.has_thumbnail and not item.withheld:  # type: ignore[attr-defined]
+            item.thumbnail_url = thumbnail_url(  # type: ignore[attr-defined]
+                request.user, case.reference, item.reference, item.pk
+            )
+    user = account_of(request)
+    saved = SavedSearch.objects.visible_to(user).filter(case=case).select_related("owner")
+    offered = offered_actions(request, case)
+    return render(
+        request,
+        "legal/workspace.html",
+        {
+            "case": case,
+            "filter": filterset,
+            "page": page,
+            "items": items,
+            "query": query,
+            "filtered": bool(query),
+            "filter_refused": bool(refused),
+            "saved": saved,
+            "user_id": user.pk,
+            "save_form": SavedSearchForm(initial={"query": query}),
+            "bulk": (
+                bulk_form(request, case, actions=offered, elements=elements, query=query)
+                if offered
+                else None
+            ),
+        },
+    )
+
+
+def save_search(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = SavedSearchForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Give the search a name."))
+        return redirect(workspace_url(case))
+    # Kept as the filter reads it: a value it refuses is not kept.
+    filterset = WorkspaceFilter(
+        QueryDict(form.cleaned_data["query"].replace("\x00", "")),
+        queryset=EvidenceItem.objects.none(),
+        case=case,
+    )
+    filterset.is_valid()
+    query = filterset.query()
+    try:
+        searches.save_search(
+            actor=account_of(request),
+            case=case,
+            name=form.cleaned_data["name"],
+            query=query,
+            shared=form.cleaned_data["shared"],
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+    else:
+        messages.success(request, _("Search saved."))
+    return redirect(workspace_url(case, query))
+
+
+def delete_search(request: HttpRequest, ref: str, search_id: int) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    search = get_object_or_404(
+        SavedSearch.objects.visible_to(request.user).filter(case=case), pk=search_id
+    )
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    searches.delete_search(actor=account_of(request), search=search)
+    messages.success(request, _("Saved search deleted."))
+    return redirect(workspace_url(case))
