@@ -45,19 +45,53 @@ class AppendOnlyModel(models.Model):
         raise TypeError(f"{type(self).__name__} rows are append-only.")
 
 
-class ReviewDecision(AppendOnlyModel):
+def item_field(related_name: str) -> models.ForeignKey:
+    """The evidence item a row is about, when it is about one (``OnRecord``)."""
+    return models.ForeignKey(
+        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name=related_name
+    )
+
+
+def testimony_field(related_name: str) -> models.ForeignKey:
+    """The testimony a row is about, when it is about one (``OnRecord``)."""
+    return models.ForeignKey(
+        "people.Testimony", models.PROTECT, null=True, blank=True, related_name=related_name
+    )
+
+
+def one_record(name: str) -> models.CheckConstraint:
+    """The database holds exactly one of ``item`` and ``testimony``."""
+    return models.CheckConstraint(
+        condition=Q(item__isnull=True) ^ Q(testimony__isnull=True), name=name
+    )
+
+
+class OnRecord:
+    """A row about an evidence item or a testimony: exactly one of the two (its model
+    declares ``item_field``, ``testimony_field`` and the ``one_record`` constraint)."""
+
+    if TYPE_CHECKING:
+        item: EvidenceItem | None
+        testimony: Testimony | None
+        pk: object
+
+    @property
+    def record(self) -> EvidenceItem | Testimony:
+        record = self.item or self.testimony
+        if record is None:
+            raise ValueError(f"{type(self).__name__} {self.pk} is about nothing")
+        return record
+
+
+class ReviewDecision(OnRecord, AppendOnlyModel):
     """One step of the review of an evidence item or a testimony (``legal/review.py``):
     who, when, from, to, why, and the SHA-256 of what was reviewed (the original's hash
     for an item, the statement version's for a testimony)."""
 
     chain_bound = True  # each row's content hash is in its audit entry
 
-    testimony = models.ForeignKey(
-        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="decisions"
-    )
-    item = models.ForeignKey(
-        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="decisions"
-    )
+    testimony = testimony_field("decisions")
+    item = item_field("decisions")
     from_status = models.CharField(max_length=16, choices=ReviewStatus.choices)
     to_status = models.CharField(max_length=16, choices=ReviewStatus.choices)
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
@@ -72,12 +106,7 @@ class ReviewDecision(AppendOnlyModel):
         # The table testimony review began in: audit entries bind its rows by its name.
         db_table = "people_reviewdecision"
         ordering = ["at", "pk"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
-                name="decision_on_item_or_testimony",
-            )
-        ]
+        constraints = [one_record("decision_on_item_or_testimony")]
         indexes = [models.Index(fields=["item", "id"], name="decision_item_latest")]
 
     def __str__(self) -> str:
@@ -141,7 +170,7 @@ class Stance(models.TextChoices):
     CONTEXT = "context", _("Context")
 
 
-class ElementLink(AppendOnlyModel):
+class ElementLink(OnRecord, AppendOnlyModel):
     """An item or a testimony tied to an element: its stance and the proposition in the
     lawyer's words. Counts as reviewed once a second lawyer confirms it. Never changed:
     a link made in error is withdrawn by a ``LinkWithdrawal``."""
@@ -150,12 +179,8 @@ class ElementLink(AppendOnlyModel):
 
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="element_links")
     element = models.ForeignKey(LegalElement, models.PROTECT, related_name="links")
-    item = models.ForeignKey(
-        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="links"
-    )
-    testimony = models.ForeignKey(
-        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="links"
-    )
+    item = item_field("links")
+    testimony = testimony_field("links")
     stance = models.CharField(_("stance"), max_length=16, choices=Stance.choices)
     proposition = models.TextField(_("what it shows, in your words"))
     author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
@@ -165,24 +190,11 @@ class ElementLink(AppendOnlyModel):
 
     class Meta:
         ordering = ["at", "pk"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
-                name="link_to_item_or_testimony",
-            )
-        ]
+        constraints = [one_record("link_to_item_or_testimony")]
         indexes = [models.Index(fields=["case", "element"], name="link_case_element")]
 
     def __str__(self) -> str:
         return f"{self.item or self.testimony} {self.stance} {self.element}"
-
-    @property
-    def record(self) -> EvidenceItem | Testimony:
-        """The item or the testimony linked (the database holds exactly one)."""
-        record = self.item or self.testimony
-        if record is None:
-            raise ValueError(f"link {self.pk} has neither an item nor a testimony")
-        return record
 
 
 class LinkConfirmation(AppendOnlyModel):
@@ -217,7 +229,7 @@ class LinkWithdrawal(AppendOnlyModel):
         return f"{self.link_id} withdrawn by {self.withdrawn_by_id}"
 
 
-class Assessment(AppendOnlyModel):
+class Assessment(OnRecord, AppendOnlyModel):
     """One assessor's grading of an item or a testimony at a time. Append-only: the
     latest of each assessor is shown, several assessors side by side, never averaged."""
 
@@ -251,12 +263,8 @@ class Assessment(AppendOnlyModel):
         UNKNOWN = "unknown", _("Unknown")
 
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="assessments")
-    item = models.ForeignKey(
-        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="assessments"
-    )
-    testimony = models.ForeignKey(
-        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="assessments"
-    )
+    item = item_field("assessments")
+    testimony = testimony_field("assessments")
     assessor = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
     reliability = models.CharField(
@@ -278,12 +286,7 @@ class Assessment(AppendOnlyModel):
 
     class Meta:
         ordering = ["at", "pk"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
-                name="assessment_of_item_or_testimony",
-            )
-        ]
+        constraints = [one_record("assessment_of_item_or_testimony")]
         # Each assessor's latest assessment of an item (the workspace's grade filters).
         indexes = [models.Index(fields=["item", "assessor", "id"], name="assessment_latest")]
 
@@ -291,19 +294,15 @@ class Assessment(AppendOnlyModel):
         return f"{self.reliability}{self.credibility} by {self.assessor_id}"
 
 
-class Comment(AppendOnlyModel):
+class Comment(OnRecord, AppendOnlyModel):
     """A case member's comment on an item or a testimony; ``@username`` mentions a
     member of the case. Kept as written (a correction is a new comment)."""
 
     chain_bound = True
 
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="comments")
-    item = models.ForeignKey(
-        "evidence.EvidenceItem", models.PROTECT, null=True, blank=True, related_name="comments"
-    )
-    testimony = models.ForeignKey(
-        "people.Testimony", models.PROTECT, null=True, blank=True, related_name="comments"
-    )
+    item = item_field("comments")
+    testimony = testimony_field("comments")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     at = models.DateTimeField(auto_now_add=True)
     text = models.TextField(_("comment"))
@@ -315,22 +314,10 @@ class Comment(AppendOnlyModel):
 
     class Meta:
         ordering = ["at", "pk"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(item__isnull=True) ^ Q(testimony__isnull=True),
-                name="comment_on_item_or_testimony",
-            )
-        ]
+        constraints = [one_record("comment_on_item_or_testimony")]
 
     def __str__(self) -> str:
         return f"{self.author_id} on {self.item or self.testimony}"
-
-    @property
-    def record(self) -> EvidenceItem | Testimony:
-        record = self.item or self.testimony
-        if record is None:
-            raise ValueError(f"comment {self.pk} is on nothing")
-        return record
 
 
 class ReviewAssignment(models.Model):

@@ -38,7 +38,7 @@ def case_link(context: Context, case: Case) -> str:
     mentions = (
         Comment.objects.visible_to(user)
         .filter(case=case, mentions=user)
-        .select_related("author", "item", "testimony")
+        .select_related("author", "item", "testimony__witness")
         .order_by("-at", "-pk")[:10]
         if is_active_account(user)
         else []

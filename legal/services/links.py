@@ -61,7 +61,7 @@ def link_to_element(
 
 def confirm_link(*, actor: Account, link: ElementLink, note: str = "") -> LinkConfirmation:
     """A second lawyer confirms a link: never its author (four eyes)."""
-    require_reviewer(actor, link.case, link.item or link.testimony)
+    require_reviewer(actor, link.case, link.record)
     if link.author_id == actor.pk:
         raise ValidationError(_("Who made a link cannot confirm it: a second lawyer does."))
     with transaction.atomic(durable=True):
