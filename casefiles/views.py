@@ -1,11 +1,9 @@
 import csv
 import json
-import re
 from datetime import datetime, timedelta
 from itertools import chain
 
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -33,6 +31,10 @@ from .models import (
     GrantRequest,
     Membership,
 )
+from .paging import Key, Keyset, list_query, number
+
+AUDIT_PAGES = Keyset(Key("-seq", number), size=50)
+TARGET_AUDIT_PAGES = Keyset(Key("-seq", number), size=100)
 
 
 @require_GET
@@ -83,26 +85,18 @@ def _head_seq() -> int:
 
 @require_GET
 def audit_list(request: HttpRequest) -> HttpResponse:
-    """The log, newest first, 50 entries a page.
-
-    The pages are cut from the entries that existed at the first page (``upto``, carried
-    by the page links): each view of the log adds an entry of its own, which would push
-    every entry one place down between two pages, and one would be on neither.
-    """
+    """The log, newest first, 50 entries a page, by entry number: each view of the log
+    adds an entry of its own, and a page that follows another by number (not by
+    position) neither repeats nor skips an entry when the log grows between them."""
     filterset = _audit_filterset(request)
-    head = _head_seq()
-    asked_upto = request.GET.get("upto", "")
-    upto = min(int(asked_upto), head) if re.fullmatch(r"[0-9]{1,18}", asked_upto) else head
     # A filter the form refuses (an action no app declares, a case that is not one) lists
     # nothing and says why: leaving it out would show the whole log as if it matched.
     valid = filterset.is_valid()
     entries = filterset.qs if valid else AuditEntry.objects.none()
-    page = Paginator(entries.filter(seq__lte=upto), 50).get_page(request.GET.get("page"))
-    filters_used = {k: v for k, v in request.GET.items() if k not in ("page", "upto") and v}
+    query = list_query(request, "upto")
+    page = AUDIT_PAGES.page(entries, request, query=query, total=False)
+    filters_used = {k: v for k, v in request.GET.items() if k not in ("after", "before") and v}
     audit.record(request.user, "audit.view", filters=filters_used)
-    query = request.GET.copy()
-    query.pop("page", None)
-    query.pop("upto", None)
     return render(
         request,
         "casefiles/audit_list.html",
@@ -110,9 +104,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
             "filter": filterset,
             "filter_refused": not valid,
             "page": page,
-            "query": query.urlencode(),
-            "upto": upto,
-            "newer_since": head > upto,
+            "query": query,
         },
         status=200 if valid else 400,
     )
@@ -206,7 +198,7 @@ def case_target_audit(request: HttpRequest, ref: str, target_type: str, target_i
         .filter(case=case, target_type=target_type, target_id=target_id)
         .order_by("-seq")
     )
-    page = Paginator(entries, 100).get_page(request.GET.get("page"))
+    page = TARGET_AUDIT_PAGES.page(entries, request, query="", total=False)
     audit.record(
         request.user,
         "audit.view_target",

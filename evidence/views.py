@@ -3,7 +3,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.core import signing
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Q
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
+from casefiles.paging import Keyset, list_query
 from people.protection import attachment_refusal, withheld_testimonies
 
 from . import graphic, services, tasks
@@ -34,6 +34,8 @@ from .names import download_name
 from .storage import evidence_storage
 
 PAGE_SIZE = 48
+# The gallery's order, by reference: unique in a case, so pages follow one another by it.
+GALLERY_PAGES = Keyset("reference", size=PAGE_SIZE)
 # A thumbnail URL carries a token issued by the audited page that shows it, for that user
 # and that item; it goes stale after this long, so links kept in history stop working.
 THUMBNAIL_TOKEN_MAX_AGE = 4 * 3600
@@ -139,10 +141,9 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         # A filter on what the file holds (its date, camera, look) would tell of a
         # withheld item by letting it match: those items are left out of such a search.
         found = found.exclude(withheld=True)
-    page = Paginator(found, PAGE_SIZE).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
-    filters_used = {k: v for k, v in query.items() if v}
+    query = list_query(request)
+    page = GALLERY_PAGES.page(found, request, query=query)
+    filters_used = {k: v for k, v in request.GET.items() if v and k not in ("after", "before")}
     # Every thumbnail a page shows is a sight of the evidence: one entry names them all,
     # and only the URLs this page gives can fetch them. A withheld item shows only its
     # reference and kind: the entry names it apart.
@@ -166,8 +167,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
             "case": case,
             "filter": filterset,
             "page": page,
-            "query": query.urlencode(),
-            "filtered": bool(filters_used),
+            "filtered": bool(query),
             "can_add": can(request.user, Action.ADD_EVIDENCE, case),
         },
     )

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET
 from casefiles import audit
 from casefiles.access import ROLE_ACTIONS, Action, account_of, get_case_for_user, is_system_admin
 from casefiles.models import Case, Membership
+from casefiles.paging import Keyset
 from evidence.models import Derivative, EvidenceItem
 from evidence.views import thumbnail_url
 from people.protection import withheld_testimonies
@@ -32,7 +33,7 @@ from .services import searches
 from .services.bulk_actions import ACTIONS
 
 PAGE_SIZE = 48
-_CURSOR_LIMIT = 64  # an item reference is at most 16 characters
+PAGES = Keyset("reference", size=PAGE_SIZE)
 
 
 def workspace_url(case: Case, query: str = "") -> str:
@@ -95,35 +96,6 @@ def _items(request: HttpRequest, case: Case) -> QuerySet[EvidenceItem]:
     )
 
 
-def _cursor(request: HttpRequest, name: str) -> str:
-    value = request.GET.get(name, "")
-    if len(value) > _CURSOR_LIMIT or "\x00" in value:
-        messages.warning(request, _("That page position is not valid: the first page is shown."))
-        return ""
-    return value
-
-
-def _page(found: QuerySet[EvidenceItem], after: str, before: str) -> dict[str, Any]:
-    """One page by reference, one query: PAGE_SIZE + 1 rows tell whether more follow."""
-    if before:
-        rows = list(found.filter(reference__lt=before).order_by("-reference")[: PAGE_SIZE + 1])
-        items = rows[:PAGE_SIZE][::-1]
-        has_previous, has_next = len(rows) > PAGE_SIZE, True
-    else:
-        if after:
-            found = found.filter(reference__gt=after)
-        rows = list(found.order_by("reference")[: PAGE_SIZE + 1])
-        items = rows[:PAGE_SIZE]
-        has_previous, has_next = bool(after), len(rows) > PAGE_SIZE
-    return {
-        "items": items,
-        "has_previous": has_previous and bool(items),
-        "has_next": has_next and bool(items),
-        "first": items[0].reference if items else "",
-        "last": items[-1].reference if items else "",
-    }
-
-
 def _grades(items: list[EvidenceItem]) -> None:
     """Each item's latest grades of each assessor ("B2"), oldest assessor first: one
     query for the page."""
@@ -165,10 +137,10 @@ def workspace(request: HttpRequest, ref: str) -> HttpResponse:
         # What is recorded about a file's content must not tell of a withheld item by
         # letting it match: those items are left out of such a search.
         found = found.exclude(withheld=True)
-    page = _page(found, _cursor(request, "after"), _cursor(request, "before"))
-    items: list[EvidenceItem] = page["items"]
-    _grades(items)
     query = filterset.query()
+    page = PAGES.page(found, request, query=query, total=False)
+    items: list[EvidenceItem] = page.rows
+    _grades(items)
     audit.record(
         request.user,
         "legal.workspace",

@@ -100,7 +100,7 @@ def test_the_audit_page_costs_a_fixed_number_of_queries_filtered_or_not(
     url = reverse("casefiles:audit_list")
     client.get(url)  # sessions and caches warm
     # PostgreSQL takes the audit chain's advisory lock before appending the view's entry.
-    page = 15 + (connection.vendor == "postgresql")
+    page = 13 + (connection.vendor == "postgresql")
     with django_assert_num_queries(page):
         client.get(url)
     # One more: the chosen actor is looked up to check it is one.

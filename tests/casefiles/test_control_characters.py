@@ -75,16 +75,16 @@ def test_a_control_character_in_any_query_parameter_of_a_list_page_is_no_error(
     case_pages = {
         reverse("casefiles:case_list"): (),
         reverse("casefiles:case_target_audit", args=[ref, "evidence.evidenceitem", item.pk]): (
-            "page",
+            "before",
         ),
-        reverse("evidence:gallery", args=[ref]): ("page",),
+        reverse("evidence:gallery", args=[ref]): ("after", "before"),
         reverse("evidence:batch_detail", args=[ref, values["pk"]]): (),
         reverse("evidence:identification_create", args=[ref, item.reference]): ("witness",),
         reverse("people:people_list", args=[ref]): ("page",),
         reverse("people:testimony_detail", args=[ref, values["testimony_id"]]): ("a", "b"),
     }
     admin_pages = {  # the audit log, accounts, access: a system admin's
-        reverse("casefiles:audit_list"): ("upto", "page"),
+        reverse("casefiles:audit_list"): ("after", "before"),
         reverse("casefiles:audit_export_csv"): (),
         reverse("casefiles:audit_export_jsonl"): (),
         reverse("access_requests"): (),
