@@ -28,7 +28,6 @@ from django.contrib import messages
 from django.db import connections
 from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest, QueryDict
-from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 COUNT_LIMIT = 10_000
@@ -44,7 +43,7 @@ class Count:
     estimated: bool = False  # the planner's figure for the whole (PostgreSQL)
 
     def __str__(self) -> str:
-        shown = number_format(self.value, force_grouping=True)
+        shown = str(self.value)  # the same digits in every language (athar_format)
         if self.exact:
             return shown
         if self.estimated:
@@ -52,9 +51,10 @@ class Count:
         return _("more than %(count)s") % {"count": shown}
 
 
-def count(queryset: QuerySet[Any], limit: int = COUNT_LIMIT) -> Count:
-    """The rows of ``queryset``, counted up to ``limit``: one query; a second, on
-    PostgreSQL, only past the limit (the planner's estimate, not a scan)."""
+def count(queryset: QuerySet[Any], limit: int | None = None) -> Count:
+    """The rows of ``queryset``, counted up to ``limit`` (``COUNT_LIMIT``): one query; a
+    second, on PostgreSQL, only past the limit (the planner's estimate, not a scan)."""
+    limit = COUNT_LIMIT if limit is None else limit
     found = queryset.order_by()[: limit + 1].count()
     if found <= limit:
         return Count(found)

@@ -17,5 +17,10 @@ def _case_link(context, case):
     from django.utils.html import format_html
     from django.utils.translation import gettext as _
 
-    url = reverse("people:people_list", args=[case.reference])
-    return format_html('<p><a href="{}">{}</a></p>', url, _("People and testimony"))
+    return format_html(
+        '<p><a href="{}">{}</a> · <a href="{}">{}</a></p>',
+        reverse("people:people_list", args=[case.reference]),
+        _("People and testimony"),
+        reverse("people:testimony_list", args=[case.reference]),
+        _("Testimonies"),
+    )

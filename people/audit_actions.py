@@ -18,6 +18,7 @@ ACTIONS = {
     "consent.withdraw": _("Consent withdrawn"),
     "testimony.create": _("Testimony logged"),
     "testimony.view": _("Testimony viewed"),
+    "testimony.list": _("Testimonies listed"),
     "testimony.revise": _("Testimony revised"),
     # Review steps before review moved to legal (its "review.*" actions since).
     "testimony.submit": _("Testimony submitted"),

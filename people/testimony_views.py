@@ -1,16 +1,22 @@
 """Testimony pages: logging a statement, reading it with the changes between versions,
 revising it (its review is a panel of legal; people/views.py holds the people pages)."""
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.core.exceptions import ValidationError
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
 
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
+from casefiles.paging import Key, Keyset, list_query, number
 
 from . import services
+from .filters import TestimonyFilter
 from .forms import TestimonyForm, VersionForm
 from .models import ConsentScope, Testimony
 from .protection import (
@@ -25,6 +31,53 @@ def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
     testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
     testimony.case = case  # the one carrying the viewer's role: no query per can()
     return case, testimony
+
+
+def _when(text: str) -> datetime:
+    when = datetime.fromisoformat(text)
+    if when.tzinfo is None:
+        raise ValueError("a page position names its time zone")
+    return when
+
+
+# Newest first, as on a person's page; the id orders two statements taken at one moment.
+TESTIMONY_PAGES = Keyset(Key("-taken_at", _when), Key("pk", number), size=50)
+
+
+@require_GET
+def testimony_list(request: HttpRequest, ref: str) -> HttpResponse:
+    """The case's testimonies, filtered, a page at a time: who spoke, when, in what
+    language and how, and where its review stands. No statement is shown here."""
+    case = get_case_for_user(request.user, ref)
+    testimonies = (
+        Testimony.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("witness")
+        .annotate(version_count=Count("versions"))
+    )
+    filterset = TestimonyFilter(request.GET, queryset=testimonies)
+    valid = filterset.is_valid()
+    query = list_query(request)
+    page = TESTIMONY_PAGES.page(filterset.qs if valid else testimonies.none(), request, query=query)
+    audit.record(
+        request.user,
+        "testimony.list",
+        case=case,
+        testimonies=[t.pk for t in page],
+        filters={k: v for k, v in request.GET.items() if v and k not in ("after", "before")},
+    )
+    return render(
+        request,
+        "people/testimony_list.html",
+        {
+            "case": case,
+            "filter": filterset,
+            "page": page,
+            "filtered": bool(query),
+            "can_add": can(request.user, Action.ADD_TESTIMONY, case),
+        },
+        status=200 if valid else 400,
+    )
 
 
 def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:

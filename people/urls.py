@@ -23,6 +23,7 @@ urlpatterns = [
         views.consent_withdraw,
         name="consent_withdraw",
     ),
+    path("cases/<text:ref>/testimonies/", testimony_views.testimony_list, name="testimony_list"),
     path(
         "cases/<text:ref>/testimonies/new/",
         testimony_views.testimony_create,

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.exports import csv_cell
+from casefiles.paging import Key, Keyset, list_query
 
 from . import services
 from .filters import CaseRoleFilter
@@ -76,10 +77,14 @@ def _form_page(request, case, form, title, back, intro="", submit=None, status=2
     )
 
 
+# By code, then role: a person with two roles in the case is listed once for each.
+PEOPLE_PAGES = Keyset(Key("person__code"), Key("role"), size=100)
+
+
 def people_list(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
     roles = CaseRole.objects.visible_to(request.user).filter(case=case).select_related("person")
-    filterset = CaseRoleFilter(request.GET, queryset=roles.order_by("person__code", "role"))
+    filterset = CaseRoleFilter(request.GET, queryset=roles)
     can_lookup = can(request.user, Action.REVEAL_IDENTITY, case)
     lookup, matches = None, None
     if request.method == "POST":
@@ -105,8 +110,8 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
         {
             "case": case,
             "filter": filterset,
-            "roles": filterset.qs,
-            "filtered": any(request.GET.values()),
+            "page": PEOPLE_PAGES.page(filterset.qs, request, query=list_query(request)),
+            "filtered": bool(list_query(request)),
             "lookup": lookup or (NameLookupForm() if can_lookup else None),
             "matches": matches,
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
