@@ -464,6 +464,9 @@ def _cursor_of(testimony) -> str:
     return TESTIMONY_PAGES.cursor(testimony)
 
 
+SLOWEST = os.environ.get("BENCH_SLOWEST") == "1"  # name each page's slowest statement
+
+
 def replay(connection, statements, repeat: int) -> float:
     """The median time of the page's SELECTs, sent bare through psycopg (ms)."""
     import psycopg
@@ -472,14 +475,20 @@ def replay(connection, statements, repeat: int) -> float:
     connection.ensure_connection()
     raw = connection.connection
     timings = []
+    each = [0.0] * len(reads)
     for _ in range(repeat):
         start = time.perf_counter()
         with psycopg.ClientCursor(raw) as cursor:
-            for sql, params in reads:
+            for k, (sql, params) in enumerate(reads):
+                began = time.perf_counter()
                 cursor.execute(sql, params)
                 cursor.fetchall()
+                each[k] += time.perf_counter() - began
         raw.rollback()
         timings.append((time.perf_counter() - start) * 1000)
+    if SLOWEST and reads:
+        k = max(range(len(reads)), key=each.__getitem__)
+        print(f"   slowest {each[k] * 1000 / repeat:.1f} ms: {reads[k][0][:600]}")
     return statistics.median(timings)
 
 

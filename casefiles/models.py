@@ -136,6 +136,7 @@ class AuditEntry(models.Model):
         indexes = [
             models.Index(fields=["case", "seq"], name="audit_case_seq"),
             models.Index(fields=["actor", "seq"], name="audit_actor_seq"),
+            models.Index(fields=["action", "seq"], name="audit_action_seq"),
             models.Index(fields=["target_type", "target_id"], name="audit_target"),
         ]
 

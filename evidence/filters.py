@@ -1,10 +1,51 @@
+from typing import Any
+
 import django_filters
+from django.core.exceptions import EmptyResultSet
+from django.db import connections
+from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from casefiles.filters import AnyYesNo, DateRange
+from casefiles.models import Case
 from people.protection import withheld_testimonies
 
 from .models import EvidenceItem, IntakeBatch
+
+# The camera models of a case, without reading its items: a walk over the camera index
+# from one model to the next (a "loose index scan", one probe per model), each kept when
+# an item of the case not withheld has it (a scalar subquery with LIMIT 1: an EXISTS is
+# planned as a join over every item). SELECT DISTINCT over the items' provenance read
+# every row: 60-90 ms at 100,000 items, on every gallery page.
+_CAMERAS = """
+WITH RECURSIVE models(name) AS (
+    SELECT MIN(camera_model) FROM evidence_provenance WHERE camera_model > ''
+    UNION ALL
+    SELECT (SELECT MIN(p.camera_model) FROM evidence_provenance p WHERE p.camera_model > name)
+    FROM models WHERE name IS NOT NULL
+)
+SELECT name FROM models
+WHERE name IS NOT NULL AND (
+    SELECT 1 FROM evidence_provenance p
+    JOIN evidence_evidenceitem i ON i.id = p.item_id
+    WHERE p.camera_model = models.name AND i.case_id = %s
+      AND (i.testimony_id IS NULL OR i.testimony_id NOT IN ({withheld}))
+    LIMIT 1
+) = 1
+ORDER BY name
+"""
+
+
+def cameras_of(case: Case, withheld: QuerySet[Any]) -> list[str]:
+    """The camera models of ``case``'s items, leaving out the items attached to the
+    ``withheld`` testimonies (a query of their ids), in order: one query."""
+    try:
+        sql, params = withheld.query.sql_with_params()
+    except EmptyResultSet:  # nothing withheld (``.none()``)
+        sql, params = "SELECT 0 WHERE 1 = 0", ()
+    with connections[withheld.db].cursor() as cursor:
+        cursor.execute(_CAMERAS.format(withheld=sql), [case.pk, *params])
+        return [name for (name,) in cursor.fetchall()]
 
 
 class EvidenceFilter(django_filters.FilterSet):
@@ -41,15 +82,9 @@ class EvidenceFilter(django_filters.FilterSet):
         batch.queryset = IntakeBatch.objects.filter(case=case)
         # A camera only a withheld item was taken with is not offered: its name is
         # the metadata of a statement the user may not read.
-        cameras = (
-            EvidenceItem.objects.filter(case=case)
-            .exclude(testimony__in=withheld_testimonies(user, case))
-            .exclude(provenance__camera_model="")
-            .values_list("provenance__camera_model", flat=True)
-            .distinct()
-            .order_by("provenance__camera_model")
-        )
-        self.filters["camera"].extra["choices"] = [(c, c) for c in cameras]
+        self.filters["camera"].extra["choices"] = [
+            (c, c) for c in cameras_of(case, withheld_testimonies(user, case))
+        ]
 
     def by_content(self) -> bool:
         """Is a filter on the files' content (date taken, camera, near-duplicate group)

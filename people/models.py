@@ -304,6 +304,8 @@ class Testimony(models.Model):
 
     class Meta:
         ordering = ["-taken_at", "pk"]
+        # The testimony list's order (keyset pages, newest first).
+        indexes = [models.Index(fields=["case", "-taken_at", "id"], name="testimony_case_taken")]
         verbose_name = _("testimony")
         verbose_name_plural = _("testimonies")
 
