@@ -164,7 +164,7 @@ def _testimony_url(entry: Entry) -> str:
 TESTIMONIES = register(
     Kind(
         name="testimony",
-        label=_("Testimony"),
+        label=_("Testimonies"),
         documents=_testimony_documents,
         url=_testimony_url,
         follows={
