@@ -19,6 +19,7 @@ class SearchForm(forms.Form):
     def __init__(self, *args: Any, cases: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         case, kind = self.fields["case"], self.fields["kind"]
-        assert isinstance(case, forms.ChoiceField) and isinstance(kind, forms.ChoiceField)
+        if not (isinstance(case, forms.ChoiceField) and isinstance(kind, forms.ChoiceField)):
+            raise TypeError("case and kind are choice fields")
         case.choices = [("", _("All my cases")), *cases]
         kind.choices = [("", _("Everything")), *((k.name, k.label) for k in kinds())]
