@@ -63,7 +63,8 @@ def index_person(person: Person) -> None:
 
 def names_of(person: Person) -> list[str]:
     """Every name a person is known by, in the clear: opened here only to be keyed."""
-    return person.open_identity().names()
+    identity = person.open_identity()
+    return [*identity.names(), *identity.name_part_values()]
 
 
 def follow(entry: AuditEntry) -> None:
