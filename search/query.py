@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from .kinds import Kind
 
-CANDIDATES = 1000
+CANDIDATES = 200
 LIMIT = 10
 SNIPPET = 220
 MIN_INSIDE = 3  # characters a query needs before it is looked for inside words

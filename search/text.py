@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import lru_cache
 from typing import Final
 
 from django.utils.html import escape
@@ -29,32 +30,40 @@ def query_terms(query: str) -> list[str]:
     return list(dict.fromkeys(words(query)))[:MAX_TERMS]
 
 
-def _pieces(text: str, terms: frozenset[str]) -> list[tuple[int, int, bool]]:
-    return [
-        (m.start(), m.end(), bool(terms.intersection(words(m.group(0)))))
-        for m in _WRITTEN.finditer(text)
-    ]
+@lru_cache(maxsize=65536)
+def _word(written: str) -> frozenset[str]:
+    """The normalised words of one word as written (a word seen once is seen again)."""
+    return frozenset(words(written))
+
+
+def _inside_word(text: str, at: int) -> bool:
+    return bool(_WRITTEN.match(text[at - 1]) and _WRITTEN.match(text[at]))
+
+
+def _window(text: str, found: frozenset[str], width: int) -> tuple[int, int]:
+    """About ``width`` characters of ``text`` around the first word found, whole words."""
+    centre = next((m.start() for m in _WRITTEN.finditer(text) if _word(m.group(0)) & found), 0)
+    start = max(0, centre - width // 3)
+    end = min(len(text), start + width)
+    if start > 0 and _inside_word(text, start):  # a word cut at the start: left out
+        space = text.find(" ", start, centre)
+        start = space + 1 if space >= 0 else start
+    if end < len(text) and _inside_word(text, end):  # and at the end
+        space = text.rfind(" ", max(start, centre), end)
+        end = space if space > 0 else end
+    return start, end
 
 
 def highlight(text: str, terms: Collection[str], width: int = 0) -> SafeString:
     """``text`` escaped, the words that normalise to one of ``terms`` in ``<mark>``; with
     ``width``, only about that many characters around the first of them."""
     found = frozenset(terms)
-    pieces = _pieces(text, found)
-    start, end = 0, len(text)
-    if width and len(text) > width:
-        first = next((p for p in pieces if p[2]), None)
-        centre = first[0] if first else 0
-        start = max(0, centre - width // 3)
-        end = min(len(text), start + width)
-        # Whole words at both ends.
-        start = next((s for s, e, _ in pieces if e > start), start)
-        end = max((e for s, e, _ in pieces if s < end), default=end)
+    start, end = _window(text, found, width) if width and len(text) > width else (0, len(text))
     out: list[str] = ["… " if start > 0 else ""]
     at = start
-    for s, e, hit in pieces:
-        if e <= start or s >= end:
-            continue
+    for m in _WRITTEN.finditer(text, start, end):
+        s, e = m.span()
+        hit = bool(_word(m.group(0)) & found)
         out.append(escape(text[at:s]))
         out.append(f"<mark>{escape(text[s:e])}</mark>" if hit else escape(text[s:e]))
         at = e
