@@ -62,6 +62,18 @@ class RequestContext:
 
 _request_context: ContextVar[RequestContext | None] = ContextVar("athar_request", default=None)
 
+# Called with each entry just appended, inside the transaction of the write it records:
+# what follows the writes (the search index) registers here, from its app's ready().
+_followers: list[Callable[[AuditEntry], None]] = []
+
+
+def follow(hook: Callable[[AuditEntry], None]) -> None:
+    """Have ``hook(entry)`` called after every append, inside the writer's transaction:
+    what it writes commits or rolls back with the action and its entry. The core names
+    no follower; an app above it registers one (once) from its ``ready()``."""
+    if hook not in _followers:
+        _followers.append(hook)
+
 
 def set_request_context(ctx: RequestContext | None):
     """Bind the client's address and user agent to entries recorded in this request."""
@@ -222,6 +234,8 @@ def record(
         entry = AuditEntry(**values, prev_hash=prev_hash, hash=entry_hash(prev_hash, values))
         entry._via_record = True
         entry.save()
+        for hook in _followers:
+            hook(entry)
     return entry
 
 

@@ -8,6 +8,7 @@ ACTIONS = {
     "people.relate": _("Relation between people recorded"),
     "people.view": _("Person viewed"),
     "people.reveal_identity": _("Identity revealed"),
+    "people.names": _("Names changed"),
     "people.protection_change": _("Protection level changed"),
     "people.protection_change_refused": _("Protection level change refused"),
     "people.reveal_refused": _("Identity reveal refused by protection level"),

@@ -7,7 +7,16 @@ from django.utils.translation import gettext_lazy as _
 from casefiles.access import active_membership_q
 from casefiles.forms import choice_field, model_choice_field
 
-from .models import Consent, ConsentScope, Identity, Person, Relation, RoleKind, Testimony
+from .models import (
+    Consent,
+    ConsentScope,
+    Identity,
+    Person,
+    Relation,
+    RoleKind,
+    Testimony,
+    parts_json,
+)
 from .protection import testimony_refusal
 
 _PARTIAL_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -28,7 +37,68 @@ def _area(label, rows=3, **kwargs):
     )
 
 
-class PersonForm(forms.Form):
+PART_LABELS = {
+    "given_ar": _("Given name, Arabic script"),
+    "given_latin": _("Given name, Latin script"),
+    "father_ar": _("Father's name, Arabic script"),
+    "father_latin": _("Father's name, Latin script"),
+    "grandfather_ar": _("Grandfather's name, Arabic script"),
+    "grandfather_latin": _("Grandfather's name, Latin script"),
+    "family_ar": _("Family name or nisba, Arabic script"),
+    "family_latin": _("Family name or nisba, Latin script"),
+    "laqab_ar": _("Laqab, Arabic script"),
+    "laqab_latin": _("Laqab, Latin script"),
+    "kunya_ar": _("Kunya (Abu / Umm ...), Arabic script"),
+    "kunya_latin": _("Kunya (Abu / Umm ...), Latin script"),
+}
+
+
+class NamePartsForm(forms.Form):
+    """The name in parts, in both scripts (``people.models.NAME_PARTS``)."""
+
+    given_ar = _text(PART_LABELS["given_ar"], max_length=150)
+    given_latin = _text(PART_LABELS["given_latin"], max_length=150)
+    father_ar = _text(PART_LABELS["father_ar"], max_length=150)
+    father_latin = _text(PART_LABELS["father_latin"], max_length=150)
+    grandfather_ar = _text(PART_LABELS["grandfather_ar"], max_length=150)
+    grandfather_latin = _text(PART_LABELS["grandfather_latin"], max_length=150)
+    family_ar = _text(PART_LABELS["family_ar"], max_length=150)
+    family_latin = _text(PART_LABELS["family_latin"], max_length=150)
+    laqab_ar = _text(PART_LABELS["laqab_ar"], max_length=150)
+    laqab_latin = _text(PART_LABELS["laqab_latin"], max_length=150)
+    kunya_ar = _text(PART_LABELS["kunya_ar"], max_length=150)
+    kunya_latin = _text(PART_LABELS["kunya_latin"], max_length=150)
+
+
+class NamesForm(NamePartsForm):
+    """A person's names: full names, aliases and the name in parts, in both scripts."""
+
+    field_order = ("name_ar", "name_latin", "aliases")
+    name_ar = _text(_("Full name in Arabic script"), max_length=300)
+    name_latin = _text(_("Full name in Latin script"), max_length=300)
+    aliases = _area(_("Aliases (one per line)"), rows=2)
+
+    def clean(self):
+        data = super().clean() or {}
+        if not (data.get("name_ar", "").strip() or data.get("name_latin", "").strip()):
+            raise forms.ValidationError(_("Give the name in Arabic or in Latin script."))
+        return data
+
+    def parts(self) -> dict[str, str]:
+        return {n: self.cleaned_data[n] for n in PART_LABELS}
+
+    @classmethod
+    def initial_from(cls, identity: Identity) -> dict[str, str]:
+        return {
+            "name_ar": identity.name_ar,
+            "name_latin": identity.name_latin,
+            "aliases": identity.aliases,
+            **identity.parts(),
+        }
+
+
+class PersonForm(NamePartsForm):
+    field_order = ("role", "name_ar", "name_latin", "aliases", *PART_LABELS)
     role = forms.ChoiceField(label=_("Role in this case"), choices=RoleKind.choices)
     name_ar = _text(_("Full name in Arabic script"), max_length=300)
     name_latin = _text(_("Full name in Latin script"), max_length=300)
@@ -65,7 +135,10 @@ class PersonForm(forms.Form):
         return data
 
     def identity(self) -> Identity:
-        return Identity(**{n: self.cleaned_data[n] for n in Identity.__dataclass_fields__})
+        given = {n: self.cleaned_data[n] for n in Identity.__dataclass_fields__ if n in self.fields}
+        return Identity(
+            **given, name_parts=parts_json({n: self.cleaned_data[n] for n in PART_LABELS})
+        )
 
     def victim_fields(self) -> dict:
         names = (

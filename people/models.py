@@ -8,6 +8,7 @@ in ``enc_*`` columns, AES-GCM ciphertexts bound to table, row and column (see
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from dataclasses import dataclass, fields
 
@@ -38,12 +39,42 @@ class Identity:
     phone: str = ""
     address: str = ""
     risk_notes: str = ""
+    # The name in parts, in both scripts: JSON {"given_ar": ..., "given_latin": ...}
+    # (``NAME_PARTS`` x ``NAME_SCRIPTS``), written by ``parts_json``.
+    name_parts: str = ""
 
     def names(self) -> list[str]:
         return [self.name_ar, self.name_latin, *self.aliases.splitlines()]
 
+    def parts(self) -> dict[str, str]:
+        """The name's parts by field name (``part_fields``), empty ones left out."""
+        stored = json.loads(self.name_parts) if self.name_parts else {}
+        return {k: str(stored[k]) for k in part_fields() if stored.get(k)}
+
+    def name_part_values(self) -> list[str]:
+        return list(self.parts().values())
+
+
+# A person's name in parts: given name, father's, grandfather's, family name or nisba,
+# laqab (an epithet: al-Halabi, Abu Shakir's "al-Tawil"), kunya (Abu / Umm + a child).
+NAME_PARTS = ("given", "father", "grandfather", "family", "laqab", "kunya")
+NAME_SCRIPTS = ("ar", "latin")
+
+
+def part_fields() -> list[str]:
+    return [f"{part}_{script}" for part in NAME_PARTS for script in NAME_SCRIPTS]
+
+
+def parts_json(values: dict[str, str]) -> str:
+    """The stored form of a name's parts: the non-empty ones, keys sorted."""
+    kept = {k: values[k].strip() for k in part_fields() if (values.get(k) or "").strip()}
+    return json.dumps(kept, ensure_ascii=False, sort_keys=True) if kept else ""
+
 
 PROTECTED_FIELDS = tuple(f.name for f in fields(Identity))
+# Fields added after people were registered: a row registered before holds "" (no
+# ciphertext) until its identity is sealed again (``rotate_keys``, a change of names).
+LATER_FIELDS = frozenset({"name_parts"})
 
 
 class RoleKind(models.TextChoices):
@@ -86,6 +117,7 @@ class Person(models.Model):
     enc_phone = models.TextField()
     enc_address = models.TextField()
     enc_risk_notes = models.TextField()
+    enc_name_parts = models.TextField(default="")
     protection_level = models.CharField(
         _("protection level"),
         max_length=16,
@@ -123,11 +155,15 @@ class Person(models.Model):
         for name in PROTECTED_FIELDS:
             setattr(self, f"enc_{name}", crypto.encrypt(getattr(identity, name), self._aad(name)))
 
+    def _open(self, name: str) -> str:
+        stored = getattr(self, f"enc_{name}")
+        if not stored and name in LATER_FIELDS:
+            return ""
+        return crypto.decrypt(stored, self._aad(name))
+
     def open_identity(self) -> Identity:
         """Decrypt the identity. Callers audit why (``services.reveal_identity``)."""
-        return Identity(
-            **{n: crypto.decrypt(getattr(self, f"enc_{n}"), self._aad(n)) for n in PROTECTED_FIELDS}
-        )
+        return Identity(**{n: self._open(n) for n in PROTECTED_FIELDS})
 
 
 class NameDigest(models.Model):

@@ -15,6 +15,7 @@ urlpatterns = [
     path("cases/<text:ref>/people/export.csv", views.people_export, name="people_export"),
     path(_person, views.person_detail, name="person_detail"),
     path(f"{_person}reveal/", views.person_reveal, name="person_reveal"),
+    path(f"{_person}names/", views.person_names, name="person_names"),
     path(f"{_person}protection/", views.person_protection, name="person_protection"),
     path(f"{_person}relations/new/", views.relation_create, name="relation_create"),
     path(f"{_person}consents/new/", views.consent_create, name="consent_create"),

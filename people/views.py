@@ -11,7 +11,7 @@ import csv
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Prefetch, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -23,8 +23,10 @@ from casefiles.paging import Key, Keyset, list_query
 from . import services
 from .filters import CaseRoleFilter
 from .forms import (
+    PART_LABELS,
     ConsentForm,
     NameLookupForm,
+    NamesForm,
     PersonForm,
     ProtectionForm,
     RelationForm,
@@ -246,6 +248,15 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
                 case=case, witness=person
             ),
             "identity": identity,
+            "name_parts": (
+                [(PART_LABELS[k], v) for k, v in identity.parts().items()] if identity else []
+            ),
+            # Who sees the names may correct them, in the same response (no reveal more).
+            "names_form": (
+                NamesForm(initial=NamesForm.initial_from(identity))
+                if identity is not None and can(request.user, Action.ADD_PEOPLE, case)
+                else None
+            ),
             "reveal_form": reveal_form or (RevealForm() if can_reveal else None),
             "reveal_refusal": refusal,
             # Who changed the level, when and why: for who may reveal the person.
@@ -299,6 +310,45 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
         intro=_("The reveal and your reason are written to the audit log."),
         submit=_("Reveal"),
         status=400 if form.errors else 200,
+    )
+
+
+def person_names(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    """Correct a person's names (full, aliases, in parts): a form shown with the revealed
+    identity, so only its POST comes here. Audited without the names."""
+    case, person = _person(request, ref, code, Action.REVEAL_IDENTITY)
+    if request.method != "POST":  # after the case's 404: an outsider learns nothing
+        return HttpResponseNotAllowed(["POST"])
+    if refusal := reveal_refusal(request.user, person, case):
+        raise PermissionDenied(refusal)
+    form = NamesForm(request.POST)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            changed = services.change_names(
+                actor=account_of(request),
+                case=case,
+                person=person,
+                name_ar=data["name_ar"],
+                name_latin=data["name_latin"],
+                aliases=data["aliases"],
+                parts=form.parts(),
+            )
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(
+                request, _("Names changed.") if changed else _("The names were already so.")
+            )
+            return redirect(person.get_absolute_url())
+    return _form_page(
+        request,
+        case,
+        form,
+        _("Names of %s") % person.code,
+        back=person.get_absolute_url(),
+        submit=_("Save the names"),
+        status=400,
     )
 
 

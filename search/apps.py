@@ -10,7 +10,14 @@ class SearchConfig(AppConfig):
     def ready(self) -> None:
         from django.db.backends.signals import connection_created
 
+        from casefiles import audit
+
+        from . import declared, index, names_index  # noqa: F401  (declared registers its kinds)
+
         connection_created.connect(_register_functions, dispatch_uid="athar_search_functions")
+        # The index follows every audited write, inside its transaction (decision 0013).
+        audit.follow(index.follow)
+        audit.follow(names_index.follow)
 
 
 def _register_functions(sender: object, connection: BaseDatabaseWrapper, **kwargs: object) -> None:

@@ -21,6 +21,7 @@ from .consent import (
 )
 from .identity import (
     RotationReport,
+    change_names,
     change_protection,
     find_people_by_name,
     reveal_identity,
@@ -41,6 +42,7 @@ __all__ = [
     "RotationReport",
     "SharingAnswer",
     "add_case_role",
+    "change_names",
     "change_protection",
     "consent_in_force",
     "create_testimony",

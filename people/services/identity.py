@@ -3,7 +3,7 @@ through its blind index, and re-encrypting every identity under a new key."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -21,6 +21,7 @@ from ..models import (
     Identity,
     Person,
     ProtectionChange,
+    parts_json,
 )
 from ..protection import (
     protection_change_refusal,
@@ -97,6 +98,53 @@ def reveal_identity(*, actor: Account, case: Case, person: Person, reason: str) 
     return person.open_identity()
 
 
+NAME_FIELDS = ("name_ar", "name_latin", "aliases", "name_parts")
+
+
+def change_names(
+    *,
+    actor: Account,
+    case: Case,
+    person: Person,
+    name_ar: str,
+    name_latin: str,
+    aliases: str,
+    parts: dict[str, str],
+) -> list[str]:
+    """Change a person's names: full names, aliases and the name's parts (both scripts).
+
+    Only someone who may reveal the person changes them (they see them to change them).
+    Stored encrypted as the rest of the identity; the audit entry names which of the
+    fields changed, never a name. Returns the fields changed (none: nothing written).
+    """
+    _require(actor, Action.REVEAL_IDENTITY, case)
+    _require(actor, Action.ADD_PEOPLE, case)
+    if not CaseRole.objects.filter(person=person, case=case).exists():
+        raise PermissionDenied("person has no role in this case")
+    if refusal := reveal_refusal(actor, person, case):
+        raise PermissionDenied(refusal)
+    if not (name_ar.strip() or name_latin.strip()):
+        raise ValidationError(_("Give the name in Arabic or in Latin script."))
+    with transaction.atomic(durable=True):
+        locked = Person.objects.select_for_update().get(pk=person.pk)
+        old = locked.open_identity()
+        new = replace(
+            old,
+            name_ar=name_ar.strip(),
+            name_latin=name_latin.strip(),
+            aliases="\n".join(a.strip() for a in aliases.splitlines() if a.strip()),
+            name_parts=parts_json(parts),
+        )
+        changed = [n for n in NAME_FIELDS if getattr(old, n) != getattr(new, n)]
+        if not changed:
+            return []
+        locked.seal_identity(new)
+        locked.save(update_fields=[f"enc_{n}" for n in PROTECTED_FIELDS])
+        _index_names(locked, new)
+        audit.record(actor, "people.names", target=locked, case=case, changed=changed)
+    return changed
+
+
 def find_people_by_name(*, actor: Account, case: Case, name: str) -> list[Person]:
     """People of this case registered under this name (or a spelling of it).
 
@@ -147,7 +195,8 @@ def rotate_field_keys(*, actor: Account | None = None, batch_size: int = 200) ->
         for person in Person.objects.select_for_update().order_by("code").iterator(batch_size):
             identity = person.open_identity()
             stale = any(
-                crypto.key_id_of(getattr(person, f"enc_{n}")) != key_id for n in PROTECTED_FIELDS
+                not stored or crypto.key_id_of(stored) != key_id
+                for stored in (getattr(person, f"enc_{n}") for n in PROTECTED_FIELDS)
             )
             person.seal_identity(identity)
             person.save(update_fields=[f"enc_{n}" for n in PROTECTED_FIELDS])

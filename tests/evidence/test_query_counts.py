@@ -18,11 +18,13 @@ from tests.evidence.images import jpeg_bytes, write
 # One chunk of intake, whatever its size: the stored files and their thumbnails (2), the
 # case's references under its intake lock (2), which bytes the case holds already (1),
 # the items and their keys (2), provenance (1), custody events and their audit entry (5,
-# the chain's head and the rows it binds read back), the batch's counts (2), and the
-# transaction (2 here, a savepoint in the test's transaction). Each audit entry takes the
-# chain's advisory lock on PostgreSQL (SQLite's BEGIN IMMEDIATE holds its one lock).
+# the chain's head and the rows it binds read back), the search index following the entry
+# (5: the items' keys, their old entries out, their rows and tags read, the new entries
+# in), the batch's counts (2), and the transaction (2 here, a savepoint in the test's
+# transaction). Each audit entry takes the chain's advisory lock on PostgreSQL (SQLite's
+# BEGIN IMMEDIATE holds its one lock).
 CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
-CHUNK_QUERIES = 19 + CHAIN_LOCK
+CHUNK_QUERIES = 24 + CHAIN_LOCK
 GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments;
