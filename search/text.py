@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from functools import lru_cache
+from html import escape
 from typing import Final
 
-from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from .normalise import normalise
@@ -62,11 +62,10 @@ def highlight(text: str, terms: Collection[str], width: int = 0) -> SafeString:
     out: list[str] = ["… " if start > 0 else ""]
     at = start
     for m in _WRITTEN.finditer(text, start, end):
-        s, e = m.span()
-        hit = bool(_word(m.group(0)) & found)
-        out.append(escape(text[at:s]))
-        out.append(f"<mark>{escape(text[s:e])}</mark>" if hit else escape(text[s:e]))
-        at = e
+        if _word(m.group(0)) & found:  # plain text between marks is escaped in one piece
+            out.append(escape(text[at : m.start()]))
+            out.append(f"<mark>{escape(m.group(0))}</mark>")
+            at = m.end()
     out.append(escape(text[at:end]))
     out.append(" …" if end < len(text) else "")
-    return mark_safe("".join(out))  # noqa: S308  # every piece of text is escaped above
+    return mark_safe("".join(out))  # noqa: S308  # every piece of text is escaped above (as Django escapes: & < > " ')
