@@ -110,8 +110,14 @@ def values(cast, tmp_path):
         selection=[item.pk],
         through=item.pk,
     )
+    from disclosure.services import request_package
+
+    package = request_package(
+        actor=cast.lawyer, case=cast.case, recipient="A court", purpose="investigation"
+    )
     return {
         "ref": cast.case.reference,
+        "package_id": str(package.pk),
         "item_ref": item.reference,
         "search_id": str(search.pk),
         "job_id": str(job.pk),

@@ -1,0 +1,158 @@
+"""A case's disclosure packages: the request form, a package's page (its preview, status
+and hash), its decision (approve, refuse, withdraw)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+
+from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
+from casefiles.models import Case
+from legal.models import SavedSearch
+
+from . import services
+from .contents import review
+from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
+from .models import Package
+
+S = Package.Status
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for name, errors in exc.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def _request_form(request: HttpRequest, case: Case, data=None) -> RequestForm:
+    searches = SavedSearch.objects.visible_to(request.user).filter(case=case)
+    return RequestForm(data, searches=list(searches), language=get_language())
+
+
+def package_list(request: HttpRequest, ref: str) -> HttpResponse:
+    """The case's packages, newest first, and (for who may disclose) the request form."""
+    case = get_case_for_user(request.user, ref)
+    may_request = can(request.user, Action.EXPORT, case)
+    form = None
+    status = 200
+    if request.method == "POST":
+        if not may_request:
+            raise PermissionDenied
+        form = _request_form(request, case, request.POST)
+        if form.is_valid():
+            try:
+                package = services.request_package(
+                    actor=account_of(request), case=case, **form.service_values()
+                )
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                return redirect(package.get_absolute_url())
+        status = 400
+    elif may_request:
+        form = _request_form(request, case)
+    packages = Package.objects.visible_to(request.user).filter(case=case)
+    packages = packages.select_related("requested_by")
+    values = {"case": case, "packages": packages, "form": form}
+    return render(request, "disclosure/package_list.html", values, status=status)
+
+
+def _package(request: HttpRequest, ref: str, package_id: int) -> tuple[Case, Package]:
+    case = get_case_for_user(request.user, ref)
+    packages = Package.objects.visible_to(request.user).filter(case=case)
+    package = get_object_or_404(
+        packages.select_related("requested_by", "decided_by", "search", "element"), pk=package_id
+    )
+    package.case = case
+    return case, package
+
+
+def package_detail(request: HttpRequest, ref: str, package_id: int) -> HttpResponse:
+    case, package = _package(request, ref, package_id)
+    return _detail(request, case, package)
+
+
+def _detail(
+    request: HttpRequest, case: Case, package: Package, status: int = 200, **forms
+) -> HttpResponse:
+    user = request.user
+    lead = role_in(user, case) == Role.LEAD
+    deciding = package.status == S.REQUESTED and lead and user.pk != package.requested_by_id
+    preview = None
+    if package.status in (S.REQUESTED, S.APPROVED, S.FAILED):
+        preview = review(package.requested_by, package)
+    withdrawable = package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and (
+        lead or user.pk == package.requested_by_id
+    )
+    values = {
+        "case": case,
+        "package": package,
+        "preview": preview,
+        "deciding": deciding,
+        "approve_form": forms.get("approve_form") or ApproveForm(),
+        "refuse_form": forms.get("refuse_form") or ReasonForm(),
+        "withdraw_form": (forms.get("withdraw_form") or WithdrawForm()) if withdrawable else None,
+        "running": package.status == S.BUILDING,
+    }
+    return render(request, "disclosure/package.html", values, status=status)
+
+
+def _posted(
+    step: Callable[[HttpRequest, Case, Package], HttpResponse],
+) -> Callable[[HttpRequest, str, int], HttpResponse]:
+    def view(request: HttpRequest, ref: str, package_id: int) -> HttpResponse:
+        case, package = _package(request, ref, package_id)  # first: outsiders get 404
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            return step(request, case, package)
+        except ValidationError as exc:
+            messages = exc.messages
+            form = ReasonForm()
+            form.add_error(None, " ".join(messages))
+            return _detail(request, case, package, 400, refuse_form=form)
+
+    return view
+
+
+def _approve(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = ApproveForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, approve_form=form)
+    services.approve_package(
+        actor=account_of(request),
+        package=package,
+        allowed_fields=form.cleaned_data["allowed_fields"],
+    )
+    return redirect(package.get_absolute_url())
+
+
+def _refuse(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, refuse_form=form)
+    services.refuse_package(
+        actor=account_of(request), package=package, reason=form.cleaned_data["reason"]
+    )
+    return redirect(package.get_absolute_url())
+
+
+def _withdraw(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = WithdrawForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, withdraw_form=form)
+    services.withdraw_package(
+        actor=account_of(request), package=package, reason=form.cleaned_data["reason"]
+    )
+    return redirect(package.get_absolute_url())
+
+
+approve = _posted(_approve)
+refuse = _posted(_refuse)
+withdraw = _posted(_withdraw)
