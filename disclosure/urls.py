@@ -12,4 +12,6 @@ urlpatterns = [
     path(f"{_package}approve/", views.approve, name="approve"),
     path(f"{_package}refuse/", views.refuse, name="refuse"),
     path(f"{_package}withdraw/", views.withdraw, name="withdraw"),
+    path(f"{_package}build/", views.build, name="build"),
+    path(f"{_package}download/", views.download, name="package_download"),
 ]

@@ -6,15 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.db import transaction
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
 
+from casefiles import audit
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
 from casefiles.models import Case
 from legal.models import SavedSearch
 
-from . import services
+from . import services, tasks
 from .contents import review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
@@ -99,6 +101,8 @@ def _detail(
         "refuse_form": forms.get("refuse_form") or ReasonForm(),
         "withdraw_form": (forms.get("withdraw_form") or WithdrawForm()) if withdrawable else None,
         "running": package.status == S.BUILDING,
+        "buildable": package.status in (S.APPROVED, S.FAILED) and can(user, Action.EXPORT, case),
+        "downloadable": package.status == S.READY and can(user, Action.EXPORT, case),
     }
     return render(request, "disclosure/package.html", values, status=status)
 
@@ -153,6 +157,32 @@ def _withdraw(request: HttpRequest, case: Case, package: Package) -> HttpRespons
     return redirect(package.get_absolute_url())
 
 
+def _build(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    """Start the build: the task worker carries it out while the page shows progress."""
+    started = services.start_build(actor=account_of(request), package=package)
+    transaction.on_commit(lambda: tasks.build_package.enqueue(started.pk))
+    return redirect(package.get_absolute_url())
+
+
+def download(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
+    """The stored tar file of a ready package, the same bytes every time (audited)."""
+    case, package = _package(request, ref, package_id)
+    if not can(request.user, Action.EXPORT, case):
+        raise PermissionDenied
+    if package.status != S.READY or not package.stored_path.is_file():
+        raise Http404
+    with transaction.atomic(durable=True):
+        audit.record(
+            request.user, "disclosure.download", target=package, case=case, sha256=package.sha256
+        )
+    response = FileResponse(
+        package.stored_path.open("rb"), as_attachment=True, filename=f"{package.code}.tar"
+    )
+    response["Content-Type"] = "application/x-tar"
+    return response
+
+
 approve = _posted(_approve)
+build = _posted(_build)
 refuse = _posted(_refuse)
 withdraw = _posted(_withdraw)

@@ -1,11 +1,14 @@
-"""manage.py disclosure request|approve|refuse: a disclosure package from the command line.
+"""manage.py disclosure request|approve|refuse|build: a disclosure package from the command line.
 
     manage.py disclosure request --case REF --select all|EV-…[,…] --recipient "…" \\
         --purpose SCOPE --as USER          (prints the package's id)
     manage.py disclosure approve ID --as USER
+    manage.py disclosure build ID --out DIR
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -58,6 +61,11 @@ class Command(BaseCommand):
         no.add_argument("--reason", required=True)
         no.add_argument("--as", dest="username", required=True)
 
+        build = steps.add_parser("build", help="build an approved package into DIR")
+        build.add_argument("id", type=int)
+        build.add_argument("--out", type=Path, required=True, help="a new folder for the bag")
+        build.add_argument("--as", dest="username", help="who builds it (default: the system)")
+
     def handle(self, *args, step, **options):
         try:
             getattr(self, f"do_{step}")(**options)
@@ -92,3 +100,20 @@ class Command(BaseCommand):
             actor=_user(username), package=_package(id), reason=reason
         )
         self.stdout.write(f"{package.code} refused")
+
+    def do_build(self, *, id, out, username, **_):
+        if out.exists() and any(out.iterdir()):
+            raise CommandError(f"{out} is not empty: give a new folder.")
+        package = _package(id)
+        actor = _user(username) if username else None
+        if package.status != Package.Status.BUILDING:
+            package = services.start_build(actor=actor, package=package)
+        try:
+            package = services.run_build(package, out=out)
+        except Exception as exc:
+            raise CommandError(f"{package.code} failed: {type(exc).__name__}: {exc}") from None
+        self.stdout.write(
+            f"{package.code} ready in {out}\n"
+            f"tar file {package.stored_path} sha256 {package.sha256}\n"
+            f"tagmanifest-sha256.txt sha256 {package.tagmanifest_sha256}"
+        )
