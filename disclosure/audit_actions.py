@@ -11,4 +11,6 @@ ACTIONS = {
     "disclosure.build": _("Disclosure package built"),
     "disclosure.build_failed": _("Disclosure package build failed"),
     "disclosure.download": _("Disclosure package downloaded"),
+    "disclosure.report": _("Custody report of a package downloaded"),
+    "disclosure.item_report": _("Custody report of an item made"),
 }

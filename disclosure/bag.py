@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tarfile
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -152,3 +153,14 @@ def store_once(tmp: Path, final: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def store_pdf(path: Path, data: bytes) -> None:
+    """Keep a report once beside its package (a concurrent first writer wins)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    try:
+        store_once(Path(tmp), path)
+    except FileExistsError:
+        pass

@@ -100,3 +100,7 @@ class Package(models.Model):
     def stored_path(self) -> Path:
         """Where the built package's tar file is kept, to be issued again byte for byte."""
         return Path(settings.DATA_DIR) / "disclosure" / f"{self.code}.tar"
+
+    @property
+    def report_path(self) -> Path:
+        return Path(settings.DATA_DIR) / "disclosure" / f"{self.code}-custody-report.pdf"

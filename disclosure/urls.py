@@ -14,4 +14,10 @@ urlpatterns = [
     path(f"{_package}withdraw/", views.withdraw, name="withdraw"),
     path(f"{_package}build/", views.build, name="build"),
     path(f"{_package}download/", views.download, name="package_download"),
+    path(f"{_package}custody-report.pdf", views.package_report, name="package_report"),
+    path(
+        "cases/<text:ref>/evidence/<text:item_ref>/custody-report.pdf",
+        views.item_report,
+        name="item_report",
+    ),
 ]

@@ -14,9 +14,12 @@ from django.utils.translation import get_language
 from casefiles import audit
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
 from casefiles.models import Case
+from evidence.models import EvidenceItem
 from legal.models import SavedSearch
+from people.protection import attachment_refusal
 
-from . import services, tasks
+from . import report, services, tasks
+from .bag import store_pdf
 from .contents import review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
@@ -179,6 +182,40 @@ def download(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
         package.stored_path.open("rb"), as_attachment=True, filename=f"{package.code}.tar"
     )
     response["Content-Type"] = "application/x-tar"
+    return response
+
+
+def package_report(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
+    """A ready package's custody report (PDF): made once, kept beside its tar file and
+    issued again byte for byte (audited)."""
+    case, package = _package(request, ref, package_id)
+    if not can(request.user, Action.EXPORT, case):
+        raise PermissionDenied
+    if package.status != S.READY:
+        raise Http404
+    path = package.report_path
+    if not path.is_file():
+        store_pdf(path, report.package_report(package))
+    with transaction.atomic(durable=True):
+        audit.record(request.user, "disclosure.report", target=package, case=case)
+    response = FileResponse(path.open("rb"), filename=f"{package.code}-custody-report.pdf")
+    response["Content-Type"] = "application/pdf"
+    return response
+
+
+def item_report(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    """One item's custody report (PDF), for whoever may read the item (audited)."""
+    case = get_case_for_user(request.user, ref)
+    items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
+    item = get_object_or_404(items.select_related("testimony__witness"), reference=item_ref)
+    item.case = case
+    if attachment_refusal(request.user, item):
+        raise Http404
+    pdf = report.item_report(item)
+    with transaction.atomic(durable=True):
+        audit.record(request.user, "disclosure.item_report", target=item, case=case)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{item.reference}-custody-report.pdf"'
     return response
 
 
