@@ -19,7 +19,7 @@ from evidence.models import EvidenceItem, Identification
 from legal.models import ElementLink, Stance
 from legal.services.bulk import targets
 from people.models import Consent, ConsentScope, Person, Testimony
-from people.protection import attachment_refusal, statement_refusal
+from people.protection import withheld_testimonies
 from people.services import consent_in_force
 
 from .models import NAMEABLE_FIELDS, Package
@@ -75,30 +75,46 @@ class Review:
         return [line for line in self.included if line.kind == "testimony"]
 
 
-def consent_for(person: Person, case: Case, purpose: str, recipient: str) -> str | None:
-    """Why ``person`` gave no consent in force for ``purpose`` (else None); for sharing,
-    the recipient must be one of the bodies the consent names."""
-    grants = Consent.objects.filter(person=person, case=case, kind=Consent.Kind.GRANT)
-    withdrawn = False
-    for grant in grants.prefetch_related("withdrawals"):
-        if purpose not in grant.scopes:
-            continue
-        if purpose not in consent_in_force(grant):
-            withdrawn = True
-            continue
-        if purpose == ConsentScope.SHARING and recipient.strip().casefold() not in {
-            b.casefold() for b in grant.body_list()
-        }:
-            continue
-        return None
-    if withdrawn:
-        return _("%(code)s withdrew consent for this purpose.") % {"code": person.code}
-    if purpose == ConsentScope.SHARING:
-        return _("%(code)s gave no consent to share with this recipient.") % {"code": person.code}
-    return _("%(code)s gave no consent for this purpose.") % {"code": person.code}
+class Consents:
+    """The consents given in a case, read once (two queries) for all its people."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self._grants: dict[object, list[Consent]] | None = None
+
+    def grants(self, person: Person) -> list[Consent]:
+        if self._grants is None:
+            self._grants = {}
+            rows = Consent.objects.filter(case=self.case, kind=Consent.Kind.GRANT)
+            for grant in rows.prefetch_related("withdrawals").order_by("-given_on", "-pk"):
+                self._grants.setdefault(grant.person_id, []).append(grant)
+        return self._grants.get(person.pk, [])
+
+    def refusal(self, person: Person, purpose: str, recipient: str) -> str | None:
+        """Why ``person`` gave no consent in force for ``purpose`` (else None); for
+        sharing, the recipient must be one of the bodies the consent names."""
+        withdrawn = False
+        for grant in self.grants(person):
+            if purpose not in grant.scopes:
+                continue
+            if purpose not in consent_in_force(grant):
+                withdrawn = True
+                continue
+            if purpose == ConsentScope.SHARING and recipient.strip().casefold() not in {
+                b.casefold() for b in grant.body_list()
+            }:
+                continue
+            return None
+        if withdrawn:
+            return _("%(code)s withdrew consent for this purpose.") % {"code": person.code}
+        if purpose == ConsentScope.SHARING:
+            return _("%(code)s gave no consent to share with this recipient.") % {
+                "code": person.code
+            }
+        return _("%(code)s gave no consent for this purpose.") % {"code": person.code}
 
 
-def named_fields(package: Package, person: Person) -> list[str]:
+def named_fields(package: Package, person: Person, consents: Consents | None = None) -> list[str]:
     """The identity fields of ``person`` the package gives by name: asked by the request,
     allowed by the approver, the person under standard protection and consenting to the
     purpose (for sharing, with this recipient). Every other field is a pseudonym."""
@@ -106,13 +122,14 @@ def named_fields(package: Package, person: Person) -> list[str]:
     fields = [f for f in fields if f in package.allowed_fields]
     if not fields or person.protection_level != Person.Protection.STANDARD:
         return []
-    if consent_for(person, package.case, package.purpose, package.recipient) is not None:
+    consents = consents or Consents(package.case)
+    if consents.refusal(person, package.purpose, package.recipient) is not None:
         return []
     return fields
 
 
-def _pseudonym_note(package: Package, person: Person, role: str) -> str:
-    named = named_fields(package, person)
+def _pseudonym_note(package: Package, person: Person, role: str, consents: Consents) -> str:
+    named = named_fields(package, person, consents)
     if named:
         return _("%(role)s %(code)s named (%(fields)s), as allowed") % {
             "role": role,
@@ -177,15 +194,17 @@ def _protected_in(items: list[EvidenceItem]) -> dict[int, list[Person]]:
 
 def review(actor: Account, package: Package) -> Review:
     """Each selected record: in (with what is pseudonymised and why), not approved in
-    review (listed apart), or refused with the reason."""
+    review (listed apart), or refused with the reason. A fixed number of queries."""
     items, testimonies = selected(actor, package)
     case, purpose, recipient = package.case, package.purpose, package.recipient
+    consents = Consents(case)
+    unread = set(withheld_testimonies(actor, case).values_list("pk", flat=True))
     out = Review()
     protected = _protected_in(items)
     for item in items:
         line = Line("item", item.pk, item.reference)
-        if refusal := attachment_refusal(actor, item):
-            line.reason = refusal
+        if item.testimony_id in unread:
+            line.reason = _("Attached to a statement you may not read.")
             out.refused.append(line)
             continue
         if item.review_status != EvidenceItem.ReviewStatus.APPROVED:
@@ -196,11 +215,11 @@ def review(actor: Account, package: Package) -> Review:
             continue
         if item.testimony is not None:
             witness = item.testimony.witness
-            if why := consent_for(witness, case, purpose, recipient):
+            if why := consents.refusal(witness, purpose, recipient):
                 line.reason = _("Attached to a testimony: %(why)s") % {"why": why}
                 out.refused.append(line)
                 continue
-        shown = [p for p in protected.get(item.pk, []) if consent_for(p, case, purpose, recipient)]
+        shown = [p for p in protected.get(item.pk, []) if consents.refusal(p, purpose, recipient)]
         if shown:
             codes = ", ".join(sorted({p.code for p in shown}))
             line.reason = _(
@@ -210,12 +229,13 @@ def review(actor: Account, package: Package) -> Review:
             out.refused.append(line)
             continue
         if item.source_person is not None:
-            line.redactions.append(_pseudonym_note(package, item.source_person, _("Source")))
+            note = _pseudonym_note(package, item.source_person, _("Source"), consents)
+            line.redactions.append(note)
         out.included.append(line)
     for testimony in testimonies:
         line = Line("testimony", testimony.pk, testimony_ref(testimony))
-        if refusal := statement_refusal(actor, testimony.witness, case):
-            line.reason = refusal
+        if testimony.pk in unread:
+            line.reason = _("You may not read this statement.")
             out.refused.append(line)
             continue
         if testimony.status != Testimony.Status.APPROVED:
@@ -224,10 +244,10 @@ def review(actor: Account, package: Package) -> Review:
             }
             out.not_approved.append(line)
             continue
-        if why := consent_for(testimony.witness, case, purpose, recipient):
+        if why := consents.refusal(testimony.witness, purpose, recipient):
             line.reason = why
             out.refused.append(line)
             continue
-        line.redactions.append(_pseudonym_note(package, testimony.witness, _("Witness")))
+        line.redactions.append(_pseudonym_note(package, testimony.witness, _("Witness"), consents))
         out.included.append(line)
     return out

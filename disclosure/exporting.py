@@ -23,7 +23,7 @@ from evidence.models import CustodyEvent, EvidenceItem
 from legal.models import ElementLink, ReviewDecision
 from people.models import Person, Testimony, TestimonyVersion
 
-from .contents import named_fields, testimony_ref
+from .contents import Consents, named_fields, testimony_ref
 from .models import Package
 
 if TYPE_CHECKING:
@@ -73,12 +73,17 @@ def dumps(doc: Any) -> bytes:
     return (json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode()
 
 
-def person_label(package: Package, person: Person | None, named: dict[str, list[str]]) -> dict:
+def person_label(
+    package: Package,
+    person: Person | None,
+    named: dict[str, list[str]],
+    consents: Consents | None = None,
+) -> dict:
     """A person as the package gives them: the code, and the names allowed, field by field."""
     if person is None:
         return {}
     out: dict[str, Any] = {"code": person.code}
-    fields = named_fields(package, person)
+    fields = named_fields(package, person, consents)
     if fields:
         identity = person.open_identity()
         for name in fields:
@@ -154,6 +159,7 @@ def item_rows(
     pks = [i.pk for i in items]
     decisions, links = _decisions("item", pks), _links("item", pks)
     named: dict[str, list[str]] = {}
+    consents = Consents(package.case)
     rows = []
     for n, item in enumerate(items, 1):
         p = getattr(item, "provenance", None)
@@ -179,7 +185,7 @@ def item_rows(
                 "camera": camera,
                 "intake_date": plain(p.acquired_at) if p else "",
                 "acquired_from": p.acquired_from if p else "",
-                "source": person_label(package, item.source_person, named),
+                "source": person_label(package, item.source_person, named, consents),
                 "review_status": item.review_status,
                 "reviewers": decisions.get(item.pk, []),
                 "legal_links": links.get(item.pk, []),
@@ -229,6 +235,7 @@ def testimony_rows(
 ) -> list[tuple[dict, str]]:
     pks = [t.pk for t in testimonies]
     decisions, links = _decisions("testimony", pks), _links("testimony", pks)
+    consents = Consents(package.case)
     rows = []
     for n, t in enumerate(testimonies, 1):
         version = approved_version(t)
@@ -236,7 +243,7 @@ def testimony_rows(
             "export_id": f"{package.code}-T{n:04d}",
             "file": f"{package.code}-T{n:04d}.txt",
             "reference": testimony_ref(t),
-            "witness": person_label(package, t.witness, named),
+            "witness": person_label(package, t.witness, named, consents),
             "taken_at": plain(t.taken_at),
             "language": t.language,
             "mode": t.mode,
