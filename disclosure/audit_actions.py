@@ -13,4 +13,5 @@ ACTIONS = {
     "disclosure.download": _("Disclosure package downloaded"),
     "disclosure.report": _("Custody report of a package downloaded"),
     "disclosure.item_report": _("Custody report of an item made"),
+    "disclosure.redact": _("Redacted copy of an item made"),
 }

@@ -22,7 +22,7 @@ from people.models import Consent, ConsentScope, Person, Testimony
 from people.protection import withheld_testimonies
 from people.services import consent_in_force
 
-from .models import NAMEABLE_FIELDS, Package
+from .models import NAMEABLE_FIELDS, Package, Redaction
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -57,6 +57,7 @@ class Line:
     pk: int
     ref: str
     reason: str = ""  # why it is left out ("" when it goes in)
+    redaction: int | None = None  # the redacted copy that goes in instead of the original
     redactions: list[str] = field(default_factory=list)  # what is replaced, and why
 
 
@@ -192,6 +193,12 @@ def _protected_in(items: list[EvidenceItem]) -> dict[int, list[Person]]:
     return found
 
 
+def latest_redactions(items: list[EvidenceItem]) -> dict[int, Redaction]:
+    """Each item's latest redacted copy (one query)."""
+    rows = Redaction.objects.filter(item__in=[i.pk for i in items]).select_related("made_by")
+    return {r.item_id: r for r in rows.order_by("item_id", "pk")}
+
+
 def review(actor: Account, package: Package) -> Review:
     """Each selected record: in (with what is pseudonymised and why), not approved in
     review (listed apart), or refused with the reason. A fixed number of queries."""
@@ -201,6 +208,7 @@ def review(actor: Account, package: Package) -> Review:
     unread = set(withheld_testimonies(actor, case).values_list("pk", flat=True))
     out = Review()
     protected = _protected_in(items)
+    redactions = latest_redactions(items) if protected else {}
     for item in items:
         line = Line("item", item.pk, item.reference)
         if item.testimony_id in unread:
@@ -222,12 +230,26 @@ def review(actor: Account, package: Package) -> Review:
         shown = [p for p in protected.get(item.pk, []) if consents.refusal(p, purpose, recipient)]
         if shown:
             codes = ", ".join(sorted({p.code for p in shown}))
-            line.reason = _(
-                "Shows %(codes)s, under protection and without consent for this purpose: a "
-                "redacted copy would be needed, and Athar does not make one yet."
-            ) % {"codes": codes}
-            out.refused.append(line)
-            continue
+            redaction = redactions.get(item.pk)
+            if redaction is None:
+                line.reason = _(
+                    "Shows %(codes)s, under protection and without consent for this purpose: "
+                    "only a redacted copy may go, and none has been drawn."
+                ) % {"codes": codes}
+                out.refused.append(line)
+                continue
+            line.redaction = redaction.pk
+            line.redactions.append(
+                _(
+                    "Redacted copy by %(who)s (%(n)d regions) instead of the original: shows "
+                    "%(codes)s, under protection and without consent for this purpose"
+                )
+                % {
+                    "who": redaction.made_by.get_username(),
+                    "n": len(redaction.regions),
+                    "codes": codes,
+                }
+            )
         if item.source_person is not None:
             note = _pseudonym_note(package, item.source_person, _("Source"), consents)
             line.redactions.append(note)

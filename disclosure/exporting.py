@@ -24,15 +24,17 @@ from legal.models import ElementLink, ReviewDecision
 from people.models import Person, Testimony, TestimonyVersion
 
 from .contents import Consents, named_fields, testimony_ref
-from .models import Package
+from .models import Package, Redaction
 
 if TYPE_CHECKING:
     from casefiles.models import Case
 
 CUSTODY_TABLE = CustodyEvent._meta.db_table
+NOT_REDACTED = "none: the original, whole"
 ITEM_FIELDS = [
     "export_id",
     "file",
+    "payload",
     "reference",
     "kind",
     "title",
@@ -152,8 +154,33 @@ def file_name(package: Package, n: int, item: EvidenceItem) -> str:
     return f"{export_id(package, n)}.{ext}"
 
 
+def redactions_of(package: Package) -> dict[int, Redaction]:
+    """The redacted copies the approval froze for the package's items."""
+    frozen = {int(k): v for k, v in package.contents.get("redacted", {}).items()}
+    rows = Redaction.objects.filter(pk__in=frozen.values()).select_related("made_by")
+    return {r.item_id: r for r in rows if frozen.get(r.item_id) == r.pk}
+
+
+def _redaction_doc(redaction: Redaction | None) -> Any:
+    if redaction is None:
+        return NOT_REDACTED
+    return {
+        "sha256": redaction.sha256,
+        "size": redaction.size,
+        "original_sha256": redaction.original_sha256,
+        "regions": redaction.regions,
+        "made_by": redaction.made_by.get_username(),
+        "made_at": plain(redaction.made_at),
+        "reason": redaction.reason,
+        "tool": redaction.tool,
+    }
+
+
 def item_rows(
-    package: Package, items: Sequence[EvidenceItem], digests: dict[int, dict[str, str]]
+    package: Package,
+    items: Sequence[EvidenceItem],
+    digests: dict[int, dict[str, str]],
+    redactions: dict[int, Redaction] | None = None,
 ) -> tuple[list[dict], dict[str, list[str]]]:
     """items.json's rows (items.csv's too), and the people named in them."""
     pks = [i.pk for i in items]
@@ -161,20 +188,27 @@ def item_rows(
     named: dict[str, list[str]] = {}
     consents = Consents(package.case)
     rows = []
+    redactions = redactions or {}
     for n, item in enumerate(items, 1):
         p = getattr(item, "provenance", None)
+        redaction = redactions.get(item.pk)
+        if redaction is not None:
+            file, payload = f"{export_id(package, n)}.jpg", "redacted"
+        else:
+            file, payload = file_name(package, n, item), "originals"
         camera = " ".join(x for x in (p.camera_make, p.camera_model) if x) if p else ""
         rows.append(
             {
                 "export_id": export_id(package, n),
-                "file": file_name(package, n, item),
+                "file": file,
+                "payload": f"{payload}/{file}",
                 "reference": item.reference,
                 "kind": item.kind,
                 "title": item.title,
                 "original_filename": item.original_filename,
                 "original_path": item.original_path,
                 "sha256": item.original.sha256,
-                "sha512": digests.get(item.pk, {}).get("sha512", ""),
+                "sha512": "" if redaction else digests.get(item.pk, {}).get("sha512", ""),
                 "size": item.original.size,
                 "media_type": item.original.media_type,
                 "date_taken": p.taken_at if p else "",
@@ -191,7 +225,7 @@ def item_rows(
                 "legal_links": links.get(item.pk, []),
                 "sensitivity": item.sensitivity,
                 "graphic": item.is_graphic,
-                "redaction": "none: the original, whole",
+                "redaction": _redaction_doc(redaction),
             }
         )
     return rows, named

@@ -104,3 +104,38 @@ class Package(models.Model):
     @property
     def report_path(self) -> Path:
         return Path(settings.DATA_DIR) / "disclosure" / f"{self.code}-custody-report.pdf"
+
+
+class Redaction(models.Model):
+    """A copy of an item's picture with rectangles an investigator drew filled in black
+    (faces, name tags): what goes into a package where consent or protection keeps the
+    original out. The original is untouched; the copy names its original's hash, the
+    regions (in the original's pixels) and who made it. Never changed."""
+
+    case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
+    item = models.ForeignKey("evidence.EvidenceItem", models.PROTECT, related_name="redactions")
+    original_sha256 = models.CharField(max_length=64)
+    regions = models.JSONField()  # [[left, top, width, height], ...]
+    reason = models.TextField(_("reason"))
+    made_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
+    made_at = models.DateTimeField(auto_now_add=True)
+    sha256 = models.CharField(max_length=64)
+    size = models.IntegerField()
+    storage_key = models.CharField(max_length=100)
+    tool = models.CharField(max_length=100)
+
+    objects = CaseScopedQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["made_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"redaction #{self.pk}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Redactions are never changed: draw a new one.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Redactions are never deleted.")

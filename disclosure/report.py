@@ -11,17 +11,19 @@ every other URL.
 from __future__ import annotations
 
 import base64
+import io
 from collections.abc import Sequence
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils import translation
 
+from evidence import imaging
 from evidence.models import Derivative, EvidenceItem
 from evidence.storage import evidence_storage
 
 from . import exporting
-from .models import Package
+from .models import Package, Redaction
 
 
 class RefusedFetch(ValueError):
@@ -41,8 +43,20 @@ def local_only() -> Any:
     return LocalOnly(allowed_protocols={"data"})
 
 
-def _thumbnails(items: Sequence[EvidenceItem]) -> dict[int, str]:
-    """Each item's thumbnail as a data URL; a graphic item's blurred one, or none."""
+def _redacted_thumbnail(redaction: Redaction) -> str:
+    """A thumbnail of the redacted copy: the original's would show what it covers."""
+    from PIL import Image
+
+    with evidence_storage().open(redaction.storage_key) as fh:
+        img = Image.open(io.BytesIO(fh.read()), formats=["JPEG"])
+        img.thumbnail((imaging.THUMBNAIL_SIZE, imaging.THUMBNAIL_SIZE))
+        data = imaging.encode_jpeg(img.convert("RGB"), imaging.THUMBNAIL_QUALITY)
+    return f"data:image/jpeg;base64,{base64.b64encode(data).decode()}"
+
+
+def _thumbnails(items: Sequence[EvidenceItem], redactions: dict[int, Redaction]) -> dict[int, str]:
+    """Each item's thumbnail as a data URL; a graphic item's blurred one, or none; a
+    redacted item's made from its redacted copy (blurred too if graphic: none)."""
     rows = Derivative.objects.filter(
         original__in=[i.original_id for i in items], kind__in=["thumbnail", "blurred"]
     )
@@ -50,6 +64,10 @@ def _thumbnails(items: Sequence[EvidenceItem]) -> dict[int, str]:
     store = evidence_storage()
     out = {}
     for item in items:
+        if item.pk in redactions:
+            if not item.is_graphic:
+                out[item.pk] = _redacted_thumbnail(redactions[item.pk])
+            continue
         d = found.get((item.original_id, "blurred" if item.is_graphic else "thumbnail"))
         if d is None:
             continue
@@ -81,9 +99,11 @@ def _render(title: str, running: str, footer: str, items: list[dict]) -> bytes:
     return document.write_pdf(uncompressed_pdf=False)
 
 
-def _item_docs(package: Package | None, items: Sequence[EvidenceItem], rows: list[dict]) -> list:
+def _item_docs(
+    items: Sequence[EvidenceItem], rows: list[dict], redactions: dict[int, Redaction]
+) -> list:
     custody = exporting.custody_of(items)
-    thumbs, fixity = _thumbnails(items), _fixity(items)
+    thumbs, fixity = _thumbnails(items, redactions), _fixity(items)
     docs = []
     for item, row in zip(items, rows, strict=True):
         p = getattr(item, "provenance", None)
@@ -104,12 +124,13 @@ def _item_docs(package: Package | None, items: Sequence[EvidenceItem], rows: lis
 def package_report(package: Package) -> bytes:
     """The report of a built package (its tagmanifest hash on every page)."""
     items = exporting.items_of(package)
-    rows, _named = exporting.item_rows(package, items, {})
+    redactions = exporting.redactions_of(package)
+    rows, _named = exporting.item_rows(package, items, {}, redactions)
     return _render(
         f"{package.code} · {package.case.reference}",
         f"{package.code}",
         f"tagmanifest-sha256.txt SHA-256 {package.tagmanifest_sha256}",
-        _item_docs(package, items, rows),
+        _item_docs(items, rows, redactions),
     )
 
 
@@ -127,5 +148,5 @@ def item_report(item: EvidenceItem) -> bytes:
         f"{item.reference} · {item.case.reference}",
         item.reference,
         f"SHA-256 {item.original.sha256}",
-        _item_docs(None, [item], rows),
+        _item_docs([item], rows, {}),
     )

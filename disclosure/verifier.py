@@ -350,8 +350,14 @@ def check_custody(bag: Path, entries: dict[int, dict], payload: dict) -> int:
         raise Failure("metadata/items.json is not a list of items")
     for item in items:
         export_id, sha256 = item["export_id"], item["sha256"]
-        file = f"data/originals/{item['file']}"
-        if payload.get(file, {}).get("sha256") != sha256:
+        redaction = item.get("redaction")
+        if isinstance(redaction, dict):  # a redacted copy went instead of the original
+            file, expected = f"data/{item['payload']}", redaction["sha256"]
+            if not file.startswith("data/redacted/") or redaction["original_sha256"] != sha256:
+                raise Failure(f"metadata/items.json: {export_id}'s redacted copy is misnamed")
+        else:
+            file, expected = f"data/originals/{item['file']}", sha256
+        if payload.get(file, {}).get("sha256") != expected:
             raise Failure(f"{file}: not the SHA-256 metadata/items.json records for {export_id}")
         chain = _json(bag, f"metadata/custody/{export_id}.json")
         if not isinstance(chain, dict) or not chain.get("events"):

@@ -36,6 +36,8 @@ from ..contents import review
 from ..models import Package
 from ..verify_text import VERIFY_TXT
 
+NOT_REDACTED = exporting.NOT_REDACTED
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
 
@@ -84,6 +86,9 @@ def _check_again(package: Package) -> None:
         raise BuildRefused(_("Who approved the package is no longer a lead of this case."))
     found = review(package.requested_by, package)
     now_in = {(line.kind, line.pk) for line in found.included}
+    redacted = {str(line.pk): line.redaction for line in found.items if line.redaction}
+    if redacted != package.contents.get("redacted", {}):
+        raise BuildRefused(_("Changed since the approval: a redacted copy was drawn or replaced."))
     lines = {(line.kind, line.pk): line for line in found.not_approved + found.refused}
     for kind, key in (("item", "items"), ("testimony", "testimonies")):
         for pk in package.contents.get(key, []):
@@ -112,13 +117,20 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
     bag = BagWriter(root)
     store = evidence_storage()
     digests: dict[int, dict[str, str]] = {}
+    redactions = exporting.redactions_of(package)
     for n, item in enumerate(items, 1):
+        redaction = redactions.get(item.pk)
+        if redaction is not None:
+            name = f"redacted/{exporting.export_id(package, n)}.jpg"
+            with store.open(redaction.storage_key) as source:
+                digests[item.pk] = bag.add_payload(name, source, expect_sha256=redaction.sha256)
+            continue
         name = f"originals/{exporting.file_name(package, n, item)}"
         with store.open(item.original.storage_key) as source:
             digests[item.pk] = bag.add_payload(name, source, expect_sha256=item.original.sha256)
         if n % PROGRESS_EVERY == 0:
             _progress(package, n)
-    rows, named = exporting.item_rows(package, items, digests)
+    rows, named = exporting.item_rows(package, items, digests, redactions)
     testimony_docs = []
     for row, text in exporting.testimony_rows(package, testimonies, named):
         data = text.encode("utf-8")
@@ -174,11 +186,13 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
     details = {
         "items": [r["reference"] for r in rows],
         "testimonies": [r["reference"] for r in testimony_docs],
+        "redacted": [r["reference"] for r in rows if r["redaction"] != NOT_REDACTED],
         "named": named,
         "checkpoint": checkpoint.size,
         "tagmanifest_sha256": hashlib.sha256(tagmanifest).hexdigest(),
     }
-    return tagmanifest, {"details": details, "items": items, "digests": digests}
+    built = {"details": details, "items": items, "digests": digests, "redacted": set(redactions)}
+    return tagmanifest, built
 
 
 def _package_doc(package: Package, found, named: dict[str, list[str]]) -> dict:
@@ -253,9 +267,17 @@ def _finish(package: Package, sha256: str, size: int, tagmanifest: bytes, built:
             from_custodian=settings.ATHAR_CHECKPOINT_ORIGIN,
             to_custodian=package.recipient[:200],
             purpose=purpose[:300],
-            sha256=built["digests"][item.pk]["sha256"],
-            hash_result=CustodyEvent.HashResult.MATCH,
-            notes=f"In {package.code}, tar file sha256 {sha256}",
+            sha256="" if item.pk in built["redacted"] else built["digests"][item.pk]["sha256"],
+            hash_result="" if item.pk in built["redacted"] else CustodyEvent.HashResult.MATCH,
+            notes=(
+                f"In {package.code}, tar file sha256 {sha256}"
+                + (
+                    f"; a redacted copy, sha256 {built['digests'][item.pk]['sha256']}, "
+                    "went instead of the original"
+                    if item.pk in built["redacted"]
+                    else ""
+                )
+            ),
         )
         for item in built["items"]
     ]

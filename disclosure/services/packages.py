@@ -132,6 +132,7 @@ def approve_package(
     contents = {
         "items": [line.pk for line in found.items],
         "testimonies": [line.pk for line in found.testimonies],
+        "redacted": {str(line.pk): line.redaction for line in found.items if line.redaction},
     }
     with transaction.atomic(durable=True):
         row = _locked(package, S.REQUESTED)

@@ -112,6 +112,7 @@ def test_four_eyes_a_lead_who_did_not_request_approves(world):
     assert approved.contents == {
         "items": [world.photos[0].pk, world.photos[1].pk],
         "testimonies": [world.testimonies["standard"].pk],
+        "redacted": {},
     }
     with pytest.raises(ValidationError, match="not open"):
         services.refuse_package(actor=cast.lead, package=mine, reason="Too late.")
