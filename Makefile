@@ -9,7 +9,7 @@ PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
-.PHONY: help run test lint shape types migrations-check browser-deps test-sqlite test-postgres messages clean
+.PHONY: help run test lint shape types migrations-check browser-deps pdf-deps test-sqlite test-postgres messages clean
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
@@ -25,7 +25,7 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 # The app and a task worker (browser batch uploads); Ctrl-C stops both.
-run: $(VENV)/.installed
+run: $(VENV)/.installed pdf-deps
 	@mkdir -p $(DATA_DIR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
@@ -76,7 +76,19 @@ browser-deps:
 	@[ -f tools/axe/node_modules/axe-core/axe.min.js ] || \
 	  (cd tools/axe && npm ci --silent --no-audit --no-fund)
 
-test: lint shape types migrations-check browser-deps test-sqlite test-postgres
+# The custody report (WeasyPrint) shapes Arabic with a font installed here, never fetched;
+# HarfBuzz's subsetter makes its fonts small; pdftotext (poppler) reads reports in tests.
+PDF_DEBS := fonts-hosny-amiri libharfbuzz-subset0 poppler-utils
+pdf-deps:
+	@missing=$$(for p in $(PDF_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      echo "installing $$missing for the custody report"; \
+	      DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null; \
+	    else echo "not installed: $$missing (the custody report needs them)"; fi; \
+	  fi
+
+test: lint shape types migrations-check browser-deps pdf-deps test-sqlite test-postgres
 
 # Extract strings, fill in the Arabic table of tools/translate_ar.py, compile; commit both.
 messages: $(VENV)/.installed

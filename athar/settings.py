@@ -144,6 +144,7 @@ INSTALLED_APPS = [
     "evidence",
     "legal",
     "search",
+    "disclosure",
     "demo",
 ]
 

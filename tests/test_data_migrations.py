@@ -20,7 +20,7 @@ import pytest
 
 from tests.scratch_db import ROOT, scratch_database
 
-APPS = ("casefiles", "accounts", "evidence", "people", "legal", "search", "demo")
+APPS = ("casefiles", "accounts", "evidence", "people", "legal", "search", "disclosure", "demo")
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
 AT = datetime(2014, 8, 20, 10, 0, tzinfo=UTC)
 

@@ -10,7 +10,13 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-PACKAGES = ("accounts/services", "casefiles/services", "evidence/services", "people/services")
+PACKAGES = (
+    "accounts/services",
+    "casefiles/services",
+    "disclosure/services",
+    "evidence/services",
+    "people/services",
+)
 
 
 def _outermost_atomics(function: ast.FunctionDef):
@@ -63,6 +69,7 @@ def test_no_product_module_grows_past_600_lines():
         "accounts",
         "casefiles",
         "demo",
+        "disclosure",
         "evidence",
         "legal",
         "people",

@@ -1,0 +1,304 @@
+"""Building an approved package: access and contents checked again, the bag written and
+signed, its tar file stored once (to be issued again byte for byte), and an ``exported``
+custody event for each item, bound by the build's audit entry.
+
+``start_build`` marks the package ``building`` (audited); ``run_build`` does the work
+(from the command, or the task the package's page queues); a failure marks it ``failed``
+with the reason (audited), and it may be built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from casefiles import audit, checkpoints
+from casefiles.access import Action, Role, can, role_in
+from casefiles.models import AuditCheckpoint
+from casefiles.services.checkpoints import create_audit_checkpoint
+from evidence.custody_events import record_custody
+from evidence.models import CustodyEvent
+from evidence.storage import evidence_storage
+
+from .. import exporting
+from ..bag import PROFILE_ID, BagWriter, store_once, write_tar
+from ..contents import review
+from ..models import Package
+from ..verify_text import VERIFY_TXT
+
+NOT_REDACTED = exporting.NOT_REDACTED
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
+S = Package.Status
+VERIFIER = Path(__file__).resolve().parent.parent / "verifier.py"
+PROFILE = Path(__file__).resolve().parent.parent / "profile" / "athar-disclosure-profile.json"
+PROGRESS_EVERY = 50
+
+
+class BuildRefused(Exception):
+    """What changed since the approval, in words: the package is not built."""
+
+
+def start_build(*, actor: Account | None, package: Package) -> Package:
+    """An approved (or failed) package starts building; ``actor`` None: the system."""
+    if actor is not None and not can(actor, Action.EXPORT, package.case):
+        raise PermissionDenied(_("Your role in this case does not allow disclosure."))
+    with transaction.atomic(durable=True):
+        row = Package.objects.select_for_update().get(pk=package.pk)
+        if row.status not in (S.APPROVED, S.FAILED):
+            raise ValidationError(
+                _("This package is %(status)s: that step is not open.")
+                % {"status": row.get_status_display()}
+            )
+        row.status, row.done, row.error = S.BUILDING, 0, ""
+        row.save(update_fields=["status", "done", "error"])
+        audit.record(actor, "disclosure.build_start", target=row, case=package.case)
+    row.case = package.case
+    return row
+
+
+def fail_build(package: Package, error: str) -> None:
+    with transaction.atomic(durable=True):
+        Package.objects.filter(pk=package.pk).update(status=S.FAILED, error=error[:2000])
+        audit.record(
+            None, "disclosure.build_failed", target=package, case=package.case, error=error[:2000]
+        )
+
+
+def _check_again(package: Package) -> None:
+    """Access and contents as at the approval, or the reason they are not."""
+    case = package.case
+    if not can(package.requested_by, Action.EXPORT, case):
+        raise BuildRefused(_("Who requested the package may no longer disclose in this case."))
+    if package.decided_by is None or role_in(package.decided_by, case) != Role.LEAD:
+        raise BuildRefused(_("Who approved the package is no longer a lead of this case."))
+    found = review(package.requested_by, package)
+    now_in = {(line.kind, line.pk) for line in found.included}
+    redacted = {str(line.pk): line.redaction for line in found.items if line.redaction}
+    if redacted != package.contents.get("redacted", {}):
+        raise BuildRefused(_("Changed since the approval: a redacted copy was drawn or replaced."))
+    lines = {(line.kind, line.pk): line for line in found.not_approved + found.refused}
+    for kind, key in (("item", "items"), ("testimony", "testimonies")):
+        for pk in package.contents.get(key, []):
+            if (kind, pk) not in now_in:
+                line = lines.get((kind, pk))
+                why = f"{line.ref}: {line.reason}" if line else f"{kind} {pk}: no longer selected"
+                raise BuildRefused(_("Changed since the approval: %(why)s") % {"why": why})
+
+
+def _checkpoint(entries_to: int) -> AuditCheckpoint:
+    latest = AuditCheckpoint.objects.order_by("-size").first()
+    if latest is None or latest.size < entries_to:
+        latest, _consistency = create_audit_checkpoint(actor=None)
+    return latest
+
+
+def _progress(package: Package, done: int) -> None:
+    Package.objects.filter(pk=package.pk).update(done=done)
+
+
+def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
+    """The package's bag in the new folder ``root``. Returns tagmanifest-sha256.txt and
+    what the build's audit entry records."""
+    case = package.case
+    items, testimonies = exporting.items_of(package), exporting.testimonies_of(package)
+    bag = BagWriter(root)
+    store = evidence_storage()
+    digests: dict[int, dict[str, str]] = {}
+    redactions = exporting.redactions_of(package)
+    for n, item in enumerate(items, 1):
+        redaction = redactions.get(item.pk)
+        if redaction is not None:
+            name = f"redacted/{exporting.export_id(package, n)}.jpg"
+            with store.open(redaction.storage_key) as source:
+                digests[item.pk] = bag.add_payload(name, source, expect_sha256=redaction.sha256)
+            continue
+        name = f"originals/{exporting.file_name(package, n, item)}"
+        with store.open(item.original.storage_key) as source:
+            digests[item.pk] = bag.add_payload(name, source, expect_sha256=item.original.sha256)
+        if n % PROGRESS_EVERY == 0:
+            _progress(package, n)
+    rows, named = exporting.item_rows(package, items, digests, redactions)
+    testimony_docs = []
+    for row, text in exporting.testimony_rows(package, testimonies, named):
+        data = text.encode("utf-8")
+        if hashlib.sha256(data).hexdigest() != row["sha256"]:
+            raise BuildRefused(_("%(reference)s: the statement does not match its hash.") % row)
+        bag.add_payload_bytes(f"testimony/{row['file']}", data)
+        testimony_docs.append(row)
+    custody = exporting.custody_of(items)
+    entries = exporting.audit_excerpt(case, items, testimonies, custody)
+    checkpoint = _checkpoint(max((e.seq for e in entries), default=1))
+    for item, row in zip(items, rows, strict=True):
+        events = custody.get(item.pk, [])
+        doc = {"export_id": row["export_id"], "reference": item.reference, "events": events}
+        doc["sha256"] = item.original.sha256
+        bag.add_tag(f"metadata/custody/{row['export_id']}.json", exporting.dumps(doc))
+    bag.add_tag("metadata/items.json", exporting.dumps(rows))
+    bag.add_tag("metadata/items.csv", exporting.items_csv(rows))
+    bag.add_tag("metadata/testimonies.json", exporting.dumps(testimony_docs))
+    lines = [exporting.dumps(exporting.entry_doc(e)).replace(b"\n", b"") for e in entries]
+    bag.add_tag("metadata/audit/entries.jsonl", b"".join(line + b"\n" for line in lines))
+    bag.add_tag(
+        "metadata/audit/checkpoint.json",
+        exporting.dumps(checkpoints.bundle(checkpoint, None)),
+    )
+    bag.add_tag(
+        "metadata/audit/proofs.json", exporting.dumps(exporting.proofs_for(entries, checkpoint))
+    )
+    left_out = review(package.requested_by, package)
+    bag.add_tag("metadata/package.json", exporting.dumps(_package_doc(package, left_out, named)))
+    bag.add_tag("metadata/athar-disclosure-profile.json", PROFILE.read_bytes())
+    decided = package.decided_at or timezone.now()
+    info = [
+        ("Source-Organization", settings.ATHAR_CHECKPOINT_ORIGIN),
+        ("External-Identifier", package.code),
+        ("Bagging-Date", decided.date().isoformat()),
+        ("Bag-Group-Identifier", case.reference),
+        ("BagIt-Profile-Identifier", PROFILE_ID),
+        ("Recipient", package.recipient),
+        ("Recipient-Case-Reference", package.recipient_reference or "-"),
+        ("Purpose", package.purpose),
+        ("Internal-Sender-Identifier", f"{case.reference}/{package.code}"),
+    ]
+    tagmanifest = bag.finish(info)
+    key = checkpoints.signing_key()
+    bag.sign(key, tagmanifest)
+    fingerprint = hashlib.sha256(key.public_key().public_bytes_raw()).hexdigest()
+    bag.add_tag(
+        "signature/VERIFY.txt",
+        VERIFY_TXT.format(code=package.code, fingerprint=fingerprint).encode(),
+    )
+    bag.add_tag("signature/verify.py", VERIFIER.read_bytes())
+    _progress(package, len(items))
+    details = {
+        "items": [r["reference"] for r in rows],
+        "testimonies": [r["reference"] for r in testimony_docs],
+        "redacted": [r["reference"] for r in rows if r["redaction"] != NOT_REDACTED],
+        "named": named,
+        "checkpoint": checkpoint.size,
+        "tagmanifest_sha256": hashlib.sha256(tagmanifest).hexdigest(),
+    }
+    built = {"details": details, "items": items, "digests": digests, "redacted": set(redactions)}
+    return tagmanifest, built
+
+
+def _package_doc(package: Package, found, named: dict[str, list[str]]) -> dict:
+    return {
+        "package": package.code,
+        "case": package.case.reference,
+        "recipient": package.recipient,
+        "recipient_reference": package.recipient_reference,
+        "purpose": package.purpose,
+        "requested_by": package.requested_by.get_username(),
+        "requested_at": exporting.plain(package.requested_at),
+        "approved_by": package.decided_by.get_username() if package.decided_by else "",
+        "approved_at": exporting.plain(package.decided_at),
+        "named": named,
+        "pseudonymised": {line.ref: line.redactions for line in found.included},
+        "left_out": {
+            "not_approved_in_review": {line.ref: line.reason for line in found.not_approved},
+            "refused": {line.ref: line.reason for line in found.refused},
+        },
+    }
+
+
+def run_build(package: Package, out: Path | None = None) -> Package:
+    """Build a package marked ``building``: into ``out`` (a new folder) if given, else a
+    scratch folder removed afterwards. On any error the package is marked failed."""
+    package = Package.objects.select_related("case", "requested_by", "decided_by").get(
+        pk=package.pk
+    )
+    if package.status != S.BUILDING:
+        raise ValidationError(_("Only a package being built is built."))
+    stored = package.stored_path
+    stored.parent.mkdir(parents=True, exist_ok=True)
+    scratch = None
+    try:
+        _check_again(package)
+        if out is None:
+            scratch = Path(tempfile.mkdtemp(prefix=f"{package.code}-", dir=stored.parent))
+            root = scratch / package.code
+        else:
+            root = out
+        tagmanifest, built = write_bag(package, root)
+        decided = package.decided_at or timezone.now()
+        fd, tmp = tempfile.mkstemp(dir=stored.parent, prefix=f"{package.code}-", suffix=".tar")
+        with os.fdopen(fd, "wb") as fh:
+            sha256, size = write_tar(root, package.code, int(decided.timestamp()), fh)
+        if stored.exists():
+            stored.unlink()  # a failed build's file never reached ``ready``: not issued
+        store_once(Path(tmp), stored)
+        _finish(package, sha256, size, tagmanifest, built)
+    except Exception as exc:
+        fail_build(package, f"{type(exc).__name__}: {exc}")
+        raise
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    package.refresh_from_db()
+    return package
+
+
+def _finish(package: Package, sha256: str, size: int, tagmanifest: bytes, built: dict) -> None:
+    now = timezone.now()
+    purpose = f"{package.get_purpose_display()}: {package.code}"
+    if package.recipient_reference:
+        purpose += f" ({package.recipient_reference})"
+    events = [
+        dict(
+            case_id=package.case_id,
+            item_id=item.pk,
+            action=CustodyEvent.Action.EXPORTED,
+            at=now,
+            actor_id=None,
+            from_custodian=settings.ATHAR_CHECKPOINT_ORIGIN,
+            to_custodian=package.recipient[:200],
+            purpose=purpose[:300],
+            sha256="" if item.pk in built["redacted"] else built["digests"][item.pk]["sha256"],
+            hash_result="" if item.pk in built["redacted"] else CustodyEvent.HashResult.MATCH,
+            notes=(
+                f"In {package.code}, tar file sha256 {sha256}"
+                + (
+                    f"; a redacted copy, sha256 {built['digests'][item.pk]['sha256']}, "
+                    "went instead of the original"
+                    if item.pk in built["redacted"]
+                    else ""
+                )
+            ),
+        )
+        for item in built["items"]
+    ]
+    with transaction.atomic(durable=True):
+        Package.objects.filter(pk=package.pk).update(
+            status=S.READY,
+            built_at=now,
+            sha256=sha256,
+            size=size,
+            tagmanifest_sha256=hashlib.sha256(tagmanifest).hexdigest(),
+            done=package.total,
+        )
+        record_custody(
+            events,
+            actor=None,
+            action="disclosure.build",
+            target=package,
+            case=package.case,
+            sha256=sha256,
+            size=size,
+            recipient=package.recipient,
+            purpose=package.purpose,
+            **built["details"],
+        )

@@ -1,0 +1,225 @@
+"""A case's disclosure packages: the request form, a package's page (its preview, status
+and hash), its decision (approve, refuse, withdraw)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language
+
+from casefiles import audit
+from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
+from casefiles.models import Case
+from evidence.models import EvidenceItem
+from legal.models import SavedSearch
+from people.protection import attachment_refusal
+
+from . import report, services, tasks
+from .bag import store_pdf
+from .contents import review
+from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
+from .models import Package
+
+S = Package.Status
+
+
+def _form_errors(form, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for name, errors in exc.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+def _request_form(request: HttpRequest, case: Case, data=None) -> RequestForm:
+    searches = SavedSearch.objects.visible_to(request.user).filter(case=case)
+    return RequestForm(data, searches=list(searches), language=get_language())
+
+
+def package_list(request: HttpRequest, ref: str) -> HttpResponse:
+    """The case's packages, newest first, and (for who may disclose) the request form."""
+    case = get_case_for_user(request.user, ref)
+    may_request = can(request.user, Action.EXPORT, case)
+    form = None
+    status = 200
+    if request.method == "POST":
+        if not may_request:
+            raise PermissionDenied
+        form = _request_form(request, case, request.POST)
+        if form.is_valid():
+            try:
+                package = services.request_package(
+                    actor=account_of(request), case=case, **form.service_values()
+                )
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                return redirect(package.get_absolute_url())
+        status = 400
+    elif may_request:
+        form = _request_form(request, case)
+    packages = Package.objects.visible_to(request.user).filter(case=case)
+    packages = packages.select_related("requested_by")
+    values = {"case": case, "packages": packages, "form": form}
+    return render(request, "disclosure/package_list.html", values, status=status)
+
+
+def _package(request: HttpRequest, ref: str, package_id: int) -> tuple[Case, Package]:
+    case = get_case_for_user(request.user, ref)
+    packages = Package.objects.visible_to(request.user).filter(case=case)
+    package = get_object_or_404(
+        packages.select_related("requested_by", "decided_by", "search", "element"), pk=package_id
+    )
+    package.case = case
+    return case, package
+
+
+def package_detail(request: HttpRequest, ref: str, package_id: int) -> HttpResponse:
+    case, package = _package(request, ref, package_id)
+    return _detail(request, case, package)
+
+
+def _detail(
+    request: HttpRequest, case: Case, package: Package, status: int = 200, **forms
+) -> HttpResponse:
+    user = request.user
+    lead = role_in(user, case) == Role.LEAD
+    deciding = package.status == S.REQUESTED and lead and user.pk != package.requested_by_id
+    preview = None
+    if package.status in (S.REQUESTED, S.APPROVED, S.FAILED):
+        preview = review(package.requested_by, package)
+    withdrawable = package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and (
+        lead or user.pk == package.requested_by_id
+    )
+    values = {
+        "case": case,
+        "package": package,
+        "preview": preview,
+        "deciding": deciding,
+        "approve_form": forms.get("approve_form") or ApproveForm(),
+        "refuse_form": forms.get("refuse_form") or ReasonForm(),
+        "withdraw_form": (forms.get("withdraw_form") or WithdrawForm()) if withdrawable else None,
+        "running": package.status == S.BUILDING,
+        "buildable": package.status in (S.APPROVED, S.FAILED) and can(user, Action.EXPORT, case),
+        "downloadable": package.status == S.READY and can(user, Action.EXPORT, case),
+    }
+    return render(request, "disclosure/package.html", values, status=status)
+
+
+def _posted(
+    step: Callable[[HttpRequest, Case, Package], HttpResponse],
+) -> Callable[[HttpRequest, str, int], HttpResponse]:
+    def view(request: HttpRequest, ref: str, package_id: int) -> HttpResponse:
+        case, package = _package(request, ref, package_id)  # first: outsiders get 404
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        try:
+            return step(request, case, package)
+        except ValidationError as exc:
+            messages = exc.messages
+            form = ReasonForm()
+            form.add_error(None, " ".join(messages))
+            return _detail(request, case, package, 400, refuse_form=form)
+
+    return view
+
+
+def _approve(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = ApproveForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, approve_form=form)
+    services.approve_package(
+        actor=account_of(request),
+        package=package,
+        allowed_fields=form.cleaned_data["allowed_fields"],
+    )
+    return redirect(package.get_absolute_url())
+
+
+def _refuse(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = ReasonForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, refuse_form=form)
+    services.refuse_package(
+        actor=account_of(request), package=package, reason=form.cleaned_data["reason"]
+    )
+    return redirect(package.get_absolute_url())
+
+
+def _withdraw(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    form = WithdrawForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, case, package, 400, withdraw_form=form)
+    services.withdraw_package(
+        actor=account_of(request), package=package, reason=form.cleaned_data["reason"]
+    )
+    return redirect(package.get_absolute_url())
+
+
+def _build(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
+    """Start the build: the task worker carries it out while the page shows progress."""
+    started = services.start_build(actor=account_of(request), package=package)
+    transaction.on_commit(lambda: tasks.build_package.enqueue(started.pk))
+    return redirect(package.get_absolute_url())
+
+
+def download(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
+    """The stored tar file of a ready package, the same bytes every time (audited)."""
+    case, package = _package(request, ref, package_id)
+    if not can(request.user, Action.EXPORT, case):
+        raise PermissionDenied
+    if package.status != S.READY or not package.stored_path.is_file():
+        raise Http404
+    with transaction.atomic(durable=True):
+        audit.record(
+            request.user, "disclosure.download", target=package, case=case, sha256=package.sha256
+        )
+    response = FileResponse(
+        package.stored_path.open("rb"), as_attachment=True, filename=f"{package.code}.tar"
+    )
+    response["Content-Type"] = "application/x-tar"
+    return response
+
+
+def package_report(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
+    """A ready package's custody report (PDF): made once, kept beside its tar file and
+    issued again byte for byte (audited)."""
+    case, package = _package(request, ref, package_id)
+    if not can(request.user, Action.EXPORT, case):
+        raise PermissionDenied
+    if package.status != S.READY:
+        raise Http404
+    path = package.report_path
+    if not path.is_file():
+        store_pdf(path, report.package_report(package))
+    with transaction.atomic(durable=True):
+        audit.record(request.user, "disclosure.report", target=package, case=case)
+    response = FileResponse(path.open("rb"), filename=f"{package.code}-custody-report.pdf")
+    response["Content-Type"] = "application/pdf"
+    return response
+
+
+def item_report(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
+    """One item's custody report (PDF), for whoever may read the item (audited)."""
+    case = get_case_for_user(request.user, ref)
+    items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
+    item = get_object_or_404(items.select_related("testimony__witness"), reference=item_ref)
+    item.case = case
+    if attachment_refusal(request.user, item):
+        raise Http404
+    pdf = report.item_report(item)
+    with transaction.atomic(durable=True):
+        audit.record(request.user, "disclosure.item_report", target=item, case=case)
+    response = HttpResponse(pdf, content_type="application/pdf")
+    response["Content-Disposition"] = f'inline; filename="{item.reference}-custody-report.pdf"'
+    return response
+
+
+approve = _posted(_approve)
+build = _posted(_build)
+refuse = _posted(_refuse)
+withdraw = _posted(_withdraw)

@@ -1,0 +1,334 @@
+"""The bag a package is built into: valid for the Library of Congress validator and the
+Athar profile, signed, verifiable offline with openssl and the bundled verify.py, every
+tamper named; byte for byte the same when built again; witnesses kept protected."""
+
+import io
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from casefiles.audit import verify_log
+from disclosure import services
+from disclosure.bag import write_tar
+from disclosure.exporting import items_csv
+from disclosure.models import Package
+from disclosure.services import building
+from evidence.models import CustodyEvent
+from tests.evidence.helpers import stored_bytes
+
+from .conftest import BODY, CRITICAL_LATIN, CRITICAL_NAME, STANDARD_LATIN
+
+pytestmark = pytest.mark.django_db
+BAGIT = str(Path(sys.executable).parent / "bagit.py")
+
+
+def approved(world, **kwargs):
+    values = {"recipient": BODY, "purpose": "prosecution", "select": "all"}
+    values.update(kwargs)
+    allowed = values.pop("allowed", [])
+    package = services.request_package(actor=world.cast.lawyer, case=world.case, **values)
+    return services.approve_package(actor=world.cast.lead, package=package, allowed_fields=allowed)
+
+
+def build(package, out: Path) -> str:
+    stdout = io.StringIO()
+    call_command("disclosure", "build", str(package.pk), "--out", str(out), stdout=stdout)
+    return stdout.getvalue()
+
+
+@pytest.fixture
+def bag(world, tmp_path):
+    package = approved(world)
+    build(package, tmp_path / "bag")
+    return tmp_path / "bag"
+
+
+def verify_package(path: Path) -> str:
+    out = io.StringIO()
+    call_command("verify_package", str(path), stdout=out)
+    return out.getvalue()
+
+
+def test_the_bag_holds_the_originals_byte_for_byte_and_validates(world, bag):
+    package = Package.objects.get()
+    assert package.status == Package.Status.READY
+    originals = sorted((bag / "data" / "originals").iterdir())
+    assert [p.name for p in originals] == [f"{package.code}-0001.jpg", f"{package.code}-0002.jpg"]
+    assert originals[0].read_bytes() == stored_bytes(world.photos[0])
+    statement = (bag / "data/testimony" / f"{package.code}-T0001.txt").read_text()
+    assert statement.startswith(f"Statement of {world.standard.code}")
+    result = subprocess.run([BAGIT, "--validate", str(bag)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "is valid" in result.stderr
+    assert "OK: 3 payload files, 2 custody chains" in verify_package(bag)
+    info = (bag / "bag-info.txt").read_text()
+    for field in (
+        "Source-Organization",
+        "External-Identifier: PKG-",
+        "Bagging-Date",
+        "Payload-Oxum",
+    ):
+        assert field in info
+    assert f"Recipient: {BODY}" in info and "Purpose: prosecution" in info
+    assert not (bag / "fetch.txt").exists()
+
+
+def test_the_bag_follows_the_profile_shipped_in_the_repo(bag):
+    profile = json.loads(Path("disclosure/profile/athar-disclosure-profile.json").read_text())
+    info = dict(line.split(": ", 1) for line in (bag / "bag-info.txt").read_text().splitlines())
+    for name, rule in profile["Bag-Info"].items():
+        assert info.get(name), name
+        assert info[name] in rule.get("values", [info[name]]), name
+    for algorithm in profile["Manifests-Required"]:
+        assert (bag / f"manifest-{algorithm}.txt").is_file()
+    for algorithm in profile["Tag-Manifests-Required"]:
+        assert (bag / f"tagmanifest-{algorithm}.txt").is_file()
+    for name in profile["Tag-Files-Required"]:
+        assert (bag / name).is_file(), name
+    assert profile["Allow-Fetch.txt"] is False and not (bag / "fetch.txt").exists()
+
+
+def _fails(bag, match):
+    with pytest.raises(CommandError, match=match):
+        verify_package(bag)
+
+
+def test_a_flipped_byte_in_a_payload_file_fails_both_validators_naming_it(bag):
+    victim = sorted((bag / "data" / "originals").iterdir())[1]
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 1
+    victim.write_bytes(bytes(data))
+    name = f"data/originals/{victim.name}"
+    result = subprocess.run([BAGIT, "--validate", str(bag)], capture_output=True, text=True)
+    assert result.returncode != 0 and victim.name in result.stderr
+    _fails(bag, f"{name}: its sha256 differs")
+
+
+def test_a_changed_manifest_signature_or_proof_is_named(bag, tmp_path):
+    copies = {}
+    for what in ("manifest", "signature", "proof", "custody"):
+        copies[what] = tmp_path / what
+        shutil.copytree(bag, copies[what])
+    manifest = copies["manifest"] / "manifest-sha512.txt"
+    manifest.write_text(manifest.read_text().replace("0", "1", 1))
+    _fails(copies["manifest"], "differs from manifest-sha512.txt")
+    sig = copies["signature"] / "signature/tagmanifest-sha256.txt.sig"
+    sig.write_bytes(bytes([sig.read_bytes()[0] ^ 1]) + sig.read_bytes()[1:])
+    _fails(copies["signature"], "signature over tagmanifest-sha256.txt does not verify")
+    proofs_path = copies["proof"] / "metadata/audit/proofs.json"
+    proofs = json.loads(proofs_path.read_text())
+    seq = sorted(proofs, key=int)[0]
+    first = proofs[seq]["proof"][0]
+    proofs[seq]["proof"][0] = ("0" if first[0] != "0" else "1") + first[1:]
+    proofs_path.write_text(json.dumps(proofs))
+    _fails(copies["proof"], "metadata/audit/proofs.json: its sha256 differs")  # bag first
+    _resign(copies["proof"])
+    _fails(copies["proof"], f"audit entry #{seq}: its inclusion proof does not verify")
+    custody = next((copies["custody"] / "metadata/custody").iterdir())
+    doc = json.loads(custody.read_text())
+    doc["events"][0]["columns"]["to_custodian"] = "Someone else"
+    custody.write_text(json.dumps(doc))
+    _resign(copies["custody"])
+    _fails(copies["custody"], "its content hash does not match")
+
+
+def _resign(bag):
+    """A forger who rewrites the manifests and signs with their own key: the bag and its
+    signature then hold, and the proofs or the chain must still catch it."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from disclosure.bag import BagWriter
+
+    tags = [
+        p.relative_to(bag).as_posix()
+        for p in sorted(bag.rglob("*"))
+        if p.is_file()
+        and not p.relative_to(bag).as_posix().startswith(("data/", "signature/"))
+        and not p.name.startswith("tagmanifest-")
+    ]
+    import hashlib
+
+    for algorithm in ("sha256", "sha512"):
+        lines = [
+            f"{hashlib.new(algorithm, (bag / t).read_bytes()).hexdigest()}  {t}\n" for t in tags
+        ]
+        (bag / f"tagmanifest-{algorithm}.txt").write_text("".join(lines))
+    writer = BagWriter.__new__(BagWriter)
+    writer.root = bag
+    key = Ed25519PrivateKey.generate()
+    writer.sign(key, (bag / "tagmanifest-sha256.txt").read_bytes())
+    checkpoint = json.loads((bag / "metadata/audit/checkpoint.json").read_text())
+    # Same key for the checkpoint, or the verifier names the mismatch first.
+    from casefiles.checkpoints import public_pem
+
+    checkpoint["public_key"] = public_pem(key.public_key())
+    import base64
+
+    checkpoint["signature"] = base64.b64encode(
+        key.sign(checkpoint["signed_text"].encode())
+    ).decode()
+    (bag / "metadata/audit/checkpoint.json").write_text(json.dumps(checkpoint))
+    for algorithm in ("sha256", "sha512"):
+        lines = [
+            f"{hashlib.new(algorithm, (bag / t).read_bytes()).hexdigest()}  {t}\n" for t in tags
+        ]
+        (bag / f"tagmanifest-{algorithm}.txt").write_text("".join(lines))
+    writer.sign(key, (bag / "tagmanifest-sha256.txt").read_bytes())
+
+
+def test_openssl_verifies_the_signature_exactly_as_verify_txt_says(bag):
+    text = (bag / "signature/VERIFY.txt").read_text()
+    assert "طريقة التحقق من هذه الحزمة" in text
+    (command,) = {line.strip() for line in text.splitlines() if "openssl pkeyutl" in line}
+    result = subprocess.run(shlex.split(command), cwd=bag, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Signature Verified Successfully" in result.stdout
+    (bag / "tagmanifest-sha256.txt").write_text("forged\n")
+    result = subprocess.run(shlex.split(command), cwd=bag, capture_output=True, text=True)
+    assert result.returncode != 0
+
+
+def test_sha256sum_checks_the_manifest(bag):
+    result = subprocess.run(
+        ["sha256sum", "-c", "manifest-sha256.txt"], cwd=bag, capture_output=True
+    )
+    assert result.returncode == 0
+
+
+def test_the_bundled_verify_py_runs_on_a_bare_python(bag, tmp_path):
+    python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
+    alone = tmp_path / "elsewhere" / "PKG"
+    shutil.copytree(bag, alone)
+    run = [python, "-I", "signature/verify.py", "."]
+    result = subprocess.run(run, cwd=alone, capture_output=True, text=True, env={})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("OK: 3 payload files")
+    victim = next((alone / "data/testimony").iterdir())
+    victim.write_text(victim.read_text() + " ")
+    result = subprocess.run(run, cwd=alone, capture_output=True, text=True, env={})
+    assert result.returncode == 1
+    assert f"FAILED: data/testimony/{victim.name}" in result.stdout
+
+
+def test_every_item_gets_an_exported_custody_event_and_the_chain_holds(world, bag):
+    package = Package.objects.get()
+    exported = CustodyEvent.objects.filter(action="exported").order_by("item_id")
+    assert [e.item_id for e in exported] == [world.photos[0].pk, world.photos[1].pk]
+    assert {e.to_custodian for e in exported} == {BODY}
+    assert all(package.sha256 in e.notes for e in exported)
+    chain, bound = verify_log()
+    assert chain.ok and bound.ok
+
+
+def test_the_same_package_gives_the_same_bytes(world, tmp_path):
+    """Fixed names, order, owners, modes and times: built twice from the same records, the
+    bag and its tar file are the same bytes (the stored tar is what is issued again)."""
+    package = approved(world)
+    one, two = tmp_path / "one", tmp_path / "two"
+    building.write_bag(package, one)
+    building.write_bag(package, two)
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    for name in files:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    mtime = int(package.decided_at.timestamp())
+    first, second = io.BytesIO(), io.BytesIO()
+    assert write_tar(one, package.code, mtime, first) == write_tar(two, package.code, mtime, second)
+    assert first.getvalue() == second.getvalue()
+
+
+def _all_text(bag: Path) -> str:
+    return "\n".join(
+        p.read_bytes().decode("utf-8", "replace") for p in bag.rglob("*") if p.is_file()
+    )
+
+
+def test_no_protected_value_of_a_critical_witness_without_consent_reaches_the_bag(world, tmp_path):
+    package = approved(world, named_fields=["name_ar", "name_latin"], allowed=["name_latin"])
+    build(package, tmp_path / "bag")
+    from disclosure import report
+
+    from .test_report import pdf_text
+
+    package.refresh_from_db()
+    text = _all_text(tmp_path / "bag") + "\n".join(
+        pdf_text(report.package_report(package), tmp_path)
+    )
+    for value in (CRITICAL_NAME, CRITICAL_LATIN, "Qaisar-test", "رامي صالح"):
+        assert value not in text
+    assert world.critical.code in text  # the pseudonym stands in
+    assert STANDARD_LATIN in text  # asked, allowed, consented, standard protection: named
+    testimonies = json.loads((tmp_path / "bag/metadata/testimonies.json").read_text())
+    assert testimonies[0]["witness"] == {"code": world.standard.code, "name_latin": STANDARD_LATIN}
+    left_out = json.loads((tmp_path / "bag/metadata/package.json").read_text())["left_out"]
+    assert "gave no consent for this purpose" in " ".join(left_out["refused"].values())
+
+
+def test_access_and_contents_are_checked_again_at_the_build(world, tmp_path):
+    from people import services as people_services
+
+    package = approved(world, purpose="sharing", recipient=BODY)
+    consent = world.standard.consents.get()
+    people_services.withdraw_consent(
+        actor=world.cast.investigator,
+        consent=consent,
+        scopes=["sharing"],
+        how="written",
+        given_on=consent.given_on,
+    )
+    with pytest.raises(CommandError, match="Changed since the approval: T-"):
+        build(package, tmp_path / "bag")
+    package.refresh_from_db()
+    assert package.status == Package.Status.FAILED and "withdrew consent" in package.error
+    assert not CustodyEvent.objects.filter(action="exported").exists()
+
+
+def test_csv_cells_that_would_run_as_formulas_are_quoted():
+    row = {f: "" for f in __import__("disclosure.exporting").exporting.ITEM_FIELDS}
+    row.update(title='=HYPERLINK("http://x")', original_filename="+1.jpg", camera="@cmd")
+    lines = items_csv([row]).decode().splitlines()
+    assert "'=HYPERLINK" in lines[1] and "'+1.jpg" in lines[1] and "'@cmd" in lines[1]
+
+
+def test_the_page_builds_as_a_task_with_progress_and_issues_the_same_bytes(
+    client, world, django_capture_on_commit_callbacks
+):
+    import hashlib
+
+    from django.urls import reverse
+    from django_tasks_db.models import DBTaskResult
+
+    from casefiles.models import AuditEntry
+    from disclosure.tasks import build_package
+
+    package = approved(world)
+    args = [world.case.reference, package.pk]
+    client.force_login(world.cast.lawyer)
+    assert "Build the package" in client.get(package.get_absolute_url()).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("disclosure:build", args=args))
+    assert response["Location"] == package.get_absolute_url()
+    progress = client.get(package.get_absolute_url()).content.decode()
+    assert 'http-equiv="refresh"' in progress and "0 / 3" in progress
+    queued = DBTaskResult.objects.get()
+    assert queued.task_path == "disclosure.tasks.build_package"
+    sha256 = build_package.call(*queued.args_kwargs["args"])  # what db_worker does
+    package.refresh_from_db()
+    assert (package.status, package.sha256) == (Package.Status.READY, sha256)
+    page = client.get(package.get_absolute_url()).content.decode()
+    assert sha256 in page and package.tagmanifest_sha256 in page
+    assert 'http-equiv="refresh"' not in page
+    download = client.get(reverse("disclosure:package_download", args=args))
+    body = b"".join(download.streaming_content)
+    assert hashlib.sha256(body).hexdigest() == sha256
+    assert AuditEntry.objects.filter(action="disclosure.download").count() == 1
+    client.force_login(world.cast.observer)
+    assert client.get(reverse("disclosure:package_download", args=args)).status_code == 403
+    assert client.post(reverse("disclosure:build", args=args)).status_code in (400, 403)

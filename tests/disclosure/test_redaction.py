@@ -1,0 +1,111 @@
+"""An item showing a protected person without consent for the purpose goes into a package
+only as a redacted copy an investigator drew: the original stays out, untouched, and the
+copy names its original's hash, the regions and who made it."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.utils import timezone
+from PIL import Image
+
+from casefiles.models import AuditEntry
+from disclosure import services
+from disclosure.contents import review
+from evidence import services as evidence_services
+from evidence.models import CustodyEvent
+from tests.evidence.helpers import stored_bytes
+
+from .conftest import BODY
+
+pytestmark = pytest.mark.django_db
+BAGIT = str(Path(sys.executable).parent / "bagit.py")
+REGION = [[100, 60, 80, 90]]
+
+
+@pytest.fixture
+def shown(world):
+    """photos[1] shows the Critical witness (no consent for prosecution), as the
+    standard witness identified them."""
+    evidence_services.record_identification(
+        actor=world.cast.investigator,
+        item=world.photos[1],
+        witness=world.standard,
+        identified=world.critical,
+        confidence="certain",
+        method="photo",
+        identified_on=timezone.now().date(),
+    )
+    return world.photos[1]
+
+
+def _request(world):
+    return services.request_package(
+        actor=world.cast.lawyer, case=world.case, recipient=BODY, purpose="prosecution"
+    )
+
+
+def test_without_a_redacted_copy_the_item_is_left_out_with_the_reason(world, shown):
+    found = review(world.cast.lawyer, _request(world))
+    refused = {line.ref: line.reason for line in found.refused}
+    assert "none has been drawn" in refused[shown.reference]
+    assert world.critical.code in refused[shown.reference]
+
+
+def test_a_redacted_copy_goes_in_instead_of_the_original(world, shown, tmp_path):
+    original = stored_bytes(shown)
+    redaction = services.redact_item(
+        actor=world.cast.investigator, item=shown, regions=REGION, reason="The face."
+    )
+    assert stored_bytes(shown) == original  # the original is untouched
+    package = _request(world)
+    line = next(line for line in review(world.cast.lawyer, package).items if line.pk == shown.pk)
+    assert line.redaction == redaction.pk and "Redacted copy by investigator" in line.redactions[0]
+    package = services.approve_package(actor=world.cast.lead, package=package)
+    bag = tmp_path / "bag"
+    call_command("disclosure", "build", str(package.pk), "--out", str(bag), stdout=io.StringIO())
+    copy = bag / "data/redacted" / f"{package.code}-0002.jpg"
+    assert not list((bag / "data/originals").glob(f"{package.code}-0002.*"))
+    picture = Image.open(copy)
+    assert picture.getpixel((140, 100)) == (0, 0, 0) and picture.getpixel((10, 10)) != (0, 0, 0)
+    rows = json.loads((bag / "metadata/items.json").read_text())
+    doc = rows[1]["redaction"]
+    assert doc["original_sha256"] == shown.original.sha256 and doc["regions"] == REGION
+    assert doc["made_by"] == "investigator" and doc["sha256"] == redaction.sha256
+    result = subprocess.run([BAGIT, "--validate", str(bag)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    out = io.StringIO()
+    call_command("verify_package", str(bag), stdout=out)
+    assert out.getvalue().startswith("OK: 3 payload files, 2 custody chains")
+    event = CustodyEvent.objects.get(action="exported", item=shown)
+    assert event.sha256 == "" and redaction.sha256 in event.notes
+    assert AuditEntry.objects.filter(action="disclosure.redact").count() == 1
+
+
+def test_a_copy_drawn_after_the_approval_stops_the_build(world, shown, tmp_path):
+    services.redact_item(actor=world.cast.investigator, item=shown, regions=REGION, reason="x")
+    package = services.approve_package(actor=world.cast.lead, package=_request(world))
+    services.redact_item(actor=world.cast.investigator, item=shown, regions=REGION, reason="y")
+    with pytest.raises(CommandError, match="redacted copy was drawn or replaced"):
+        call_command("disclosure", "build", str(package.pk), "--out", str(tmp_path / "b"))
+
+
+def test_regions_are_checked_and_only_who_adds_evidence_redacts(world, shown):
+    for text in ("1,2,3", "a,b,c,d", "1,1,0,5", "", "-1,0,5,5"):
+        with pytest.raises(ValidationError):
+            services.parse_regions(text)
+    assert services.parse_regions("1, 2, 3, 4\n\n5;6;7;8") == [[1, 2, 3, 4], [5, 6, 7, 8]]
+    with pytest.raises(ValidationError, match="outside the picture"):
+        services.redact_item(
+            actor=world.cast.investigator, item=shown, regions=[[300, 200, 50, 50]], reason="x"
+        )
+    with pytest.raises(PermissionDenied):
+        services.redact_item(actor=world.cast.lawyer, item=shown, regions=REGION, reason="x")
+    with pytest.raises(ValidationError):
+        services.redact_item(actor=world.cast.investigator, item=shown, regions=REGION, reason=" ")
