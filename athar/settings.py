@@ -139,6 +139,7 @@ INSTALLED_APPS = [
     "django_otp_webauthn",
     "axes",
     "casefiles",
+    "vocabularies",
     "accounts",
     "people",
     "evidence",

@@ -10,7 +10,13 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-PACKAGES = ("accounts/services", "casefiles/services", "evidence/services", "people/services")
+PACKAGES = (
+    "accounts/services",
+    "casefiles/services",
+    "evidence/services",
+    "people/services",
+    "vocabularies/services",
+)
 
 
 def _outermost_atomics(function: ast.FunctionDef):
@@ -67,6 +73,7 @@ def test_no_product_module_grows_past_600_lines():
         "legal",
         "people",
         "search",
+        "vocabularies",
     ):
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" not in path.parts and len(path.read_text().splitlines()) > 600:

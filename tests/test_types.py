@@ -8,7 +8,17 @@ from pathlib import Path
 from django.conf import settings
 
 ROOT = Path(settings.BASE_DIR)
-PACKAGES = ("athar", "accounts", "casefiles", "demo", "evidence", "legal", "people", "search")
+PACKAGES = (
+    "athar",
+    "accounts",
+    "casefiles",
+    "demo",
+    "evidence",
+    "legal",
+    "people",
+    "search",
+    "vocabularies",
+)
 NAMED = {"actor", "user", "case", "subject", "approver", "asker", "grantee", "author"}
 
 
