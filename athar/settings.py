@@ -145,6 +145,7 @@ INSTALLED_APPS = [
     "evidence",
     "legal",
     "search",
+    "places",
     "demo",
 ]
 

@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("evidence.urls")),
     path("", include("people.urls")),
     path("", include("legal.urls")),
+    path("", include("places.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

@@ -28,6 +28,7 @@ APPS = (
     "people",
     "legal",
     "search",
+    "places",
     "demo",
 )
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
@@ -472,6 +473,39 @@ def admins_keep_the_vocabularies() -> None:
     assert not admin.permissions.filter(content_type__app_label="vocabularies").exists()
 
 
+def syria_gazetteer() -> None:
+    """places 0002: Syria, its 14 governorates with their ISO codes and GeoNames names,
+    and the facilities of the Caesar reporting, each in English and Arabic and searchable
+    in the normalised form; the reverse keeps any place something sits within."""
+    from search.normalise import normalise
+
+    apps = _migrate(("places", "0002_syria"))
+    place = apps.get_model("places", "Place").objects
+    assert place.filter(kind="governorate", parent__code="SY").count() == 14
+    assert place.get(code="SY-DI").geonames_admin1 == "Dimashq"
+    saydnaya = place.get(code="SY-FAC-SAYDNAYA")
+    assert (saydnaya.kind, saydnaya.facility_type, saydnaya.parent.code) == (
+        "facility",
+        "prison",
+        "SY-RD",
+    )
+    assert f"|{normalise('صيدنايا')}|" in saydnaya.search_text
+    assert "|sednaya prison|" in saydnaya.search_text
+    assert place.get(code="SY-FAC-BRANCH-251").latitude is None
+    kept = place.create(
+        code="SY-RD-DOUMA",
+        kind="town",
+        parent=place.get(code="SY-RD"),
+        name_en="Douma",
+        name_ar="دوما",
+    )
+
+    apps = _migrate(("places", "0001_gazetteer"))
+    place = apps.get_model("places", "Place").objects
+    assert sorted(place.values_list("code", flat=True)) == ["SY", "SY-RD", "SY-RD-DOUMA"]
+    assert place.get(code="SY-RD-DOUMA").pk == kept.pk
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -482,6 +516,7 @@ SCENARIOS = {
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,
+    ("places", "0002_syria"): syria_gazetteer,
     ("vocabularies", "0002_thesauri_v1"): thesauri_loaded,
     ("vocabularies", "0003_admins_keep_the_vocabularies"): admins_keep_the_vocabularies,
 }

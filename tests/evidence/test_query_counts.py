@@ -26,8 +26,10 @@ CHUNK_QUERIES = 19 + CHAIN_LOCK
 GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments;
-# and the items either side (keys n and p).
-ITEM_QUERIES = 24 + CHAIN_LOCK
+# and the items either side (keys n and p); places' panel reads the governorate of the
+# photo's nearest town and the facilities that have a position (one query, only for an
+# item with a GPS position: these photos have one).
+ITEM_QUERIES = 25 + CHAIN_LOCK
 THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
 
 
