@@ -146,6 +146,7 @@ INSTALLED_APPS = [
     "legal",
     "search",
     "places",
+    "incidents",
     "demo",
 ]
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("", include("people.urls")),
     path("", include("legal.urls")),
     path("", include("places.urls")),
+    path("", include("incidents.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

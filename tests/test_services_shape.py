@@ -16,6 +16,7 @@ PACKAGES = (
     "evidence/services",
     "people/services",
     "vocabularies/services",
+    "incidents/services",
 )
 
 
@@ -74,6 +75,8 @@ def test_no_product_module_grows_past_600_lines():
         "people",
         "search",
         "vocabularies",
+        "places",
+        "incidents",
     ):
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" not in path.parts and len(path.read_text().splitlines()) > 600:

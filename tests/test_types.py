@@ -18,6 +18,8 @@ PACKAGES = (
     "people",
     "search",
     "vocabularies",
+    "places",
+    "incidents",
 )
 NAMED = {"actor", "user", "case", "subject", "approver", "asker", "grantee", "author"}
 

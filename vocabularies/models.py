@@ -45,7 +45,7 @@ class Term(models.Model):
     scheme = models.CharField(_("scheme"), max_length=32, choices=Scheme.choices)
     code = models.CharField(_("code"), max_length=32)
     label_en = models.CharField(_("label in English"), max_length=300)
-    label_ar = models.CharField(_("label in Arabic"), max_length=300)
+    label_ar = models.CharField(_("label in Arabic"), max_length=300, blank=True)
     parent = models.ForeignKey(
         "self",
         models.PROTECT,
@@ -74,7 +74,10 @@ class Term(models.Model):
         return self.label(get_language())
 
     def label(self, language: str | None) -> str:
-        return self.label_ar if (language or "").startswith("ar") else self.label_en
+        """The label in ``language``; the English one where a term has no Arabic yet."""
+        if (language or "").startswith("ar") and self.label_ar:
+            return self.label_ar
+        return self.label_en
 
     def clean(self) -> None:
         if self.parent is not None and self.parent.scheme != self.scheme:

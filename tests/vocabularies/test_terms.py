@@ -19,11 +19,19 @@ from vocabularies.services import terms
 pytestmark = pytest.mark.django_db
 
 
-def test_every_scheme_is_loaded_in_both_languages():
+def test_every_scheme_is_loaded_in_both_languages_but_act_types():
     for scheme in Scheme.values:
         loaded = Term.objects.filter(scheme=scheme)
         assert loaded.count() >= 9, scheme
-        assert all(re.search("[\u0600-\u06ff]", t.label_ar) for t in loaded), scheme
+        if scheme != Scheme.ACT_TYPE:
+            assert all(re.search("[\u0600-\u06ff]", t.label_ar) for t in loaded), scheme
+    # The Arabic published with the act types does not match them ("Torture" read
+    # "physical assaults, domestic violence included"): none is shipped, and an Arabic
+    # page shows the English label until an admin gives one.
+    torture = Term.objects.get(scheme=Scheme.ACT_TYPE, code="020111110000")
+    assert (torture.label_en, torture.label_ar) == ("Torture", "")
+    with translation.override("ar"):
+        assert str(torture) == "Torture"
     falanga = Term.objects.get(scheme=Scheme.METHOD, code="030104000000")
     assert falanga.label_en == "Falanga - beating of soles of the feet"
     assert falanga.parent.label_en == "Beating"
