@@ -19,7 +19,6 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .querysets import IncidentPartQuerySet, IncidentQuerySet, PerpetratorQuerySet, VersionQuerySet
@@ -89,7 +88,9 @@ class Incident(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.reference} {self.title(get_language())}"
+        # The reference alone: audit entries label their targets by it, and a system
+        # admin reads those labels without reading the case (its titles are content).
+        return self.reference
 
     def get_absolute_url(self) -> str:
         return reverse("incidents:incident_detail", args=[self.case.reference, self.reference])

@@ -106,3 +106,31 @@ class Place(models.Model):
     @property
     def has_position(self) -> bool:
         return self.latitude is not None and self.longitude is not None
+
+
+class ItemLocation(models.Model):
+    """Where a photo was taken, as its GPS position says: the nearest town (GeoNames, by
+    name and in searchable form), the governorate that names, and the seeded facility
+    nearest it if one is close. Derived at intake (``places.locating``), like a
+    thumbnail: not evidence, and remade from the position whenever asked."""
+
+    item = models.OneToOneField(
+        "evidence.EvidenceItem", models.CASCADE, related_name="location", primary_key=True
+    )
+    case = models.ForeignKey("casefiles.Case", models.CASCADE, related_name="+")
+    town = models.CharField(max_length=200)
+    town_key = models.CharField(max_length=200)
+    town_km = models.DecimalField(max_digits=8, decimal_places=2)
+    governorate = models.ForeignKey(Place, models.PROTECT, null=True, blank=True, related_name="+")
+    facility = models.ForeignKey(Place, models.PROTECT, null=True, blank=True, related_name="+")
+
+    class Meta:
+        indexes = [
+            # The gallery's filters, within a case.
+            models.Index(fields=["case", "town_key", "item"], name="location_case_town"),
+            models.Index(fields=["case", "governorate", "item"], name="location_case_gov"),
+            models.Index(fields=["case", "facility", "item"], name="location_case_facility"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item_id}: {self.town}"

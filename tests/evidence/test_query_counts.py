@@ -19,11 +19,15 @@ from tests.evidence.images import jpeg_bytes, write
 # case's references under its intake lock (2), which bytes the case holds already (1),
 # the items and their keys (2), provenance (1), custody events and their audit entry (5,
 # the chain's head and the rows it binds read back), the batch's counts (2), and the
-# transaction (2 here, a savepoint in the test's transaction). Each audit entry takes the
+# transaction (2 here, a savepoint in the test's transaction), and, for photos that record
+# a GPS position (these do), places' nearest towns: the governorates and facilities they
+# name (1) and the items' locations (1). Each audit entry takes the
 # chain's advisory lock on PostgreSQL (SQLite's BEGIN IMMEDIATE holds its one lock).
 CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
-CHUNK_QUERIES = 19 + CHAIN_LOCK
-GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
+CHUNK_QUERIES = 21 + CHAIN_LOCK
+# An audited page ("evidence.gallery"); places' filter offers the governorates and
+# facilities (1).
+GALLERY_QUERIES = 15 + CHAIN_LOCK
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments;
 # and the items either side (keys n and p); places' panel reads the governorate of the

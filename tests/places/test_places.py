@@ -3,13 +3,16 @@ in English and Arabic, searchable in either script; a photo's GPS position resol
 offline to its nearest town and shown on the item's page."""
 
 import socket
+from io import StringIO
 
 import pytest
 import reverse_geocode
+from django.core.management import call_command
 from django.urls import reverse
 
+from casefiles.models import AuditEntry
 from places import geocode
-from places.models import Kind, Place
+from places.models import ItemLocation, Kind, Place
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
 
@@ -133,3 +136,57 @@ def test_the_item_page_names_the_photos_nearest_town_and_facilities(client, cast
     client.cookies.load({"django_language": "ar"})
     arabic = client.get(located.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="ar").content.decode()
     assert "ريف دمشق" in arabic and "مشفى حرستا العسكري" in arabic
+
+
+def _photos(cast, tmp_path):
+    files = {
+        # Beside Harasta's military hospital; in Aleppo; no position.
+        "a.jpg": jpeg_bytes(1, gps=((33, 33, 36), "N", (36, 21, 54), "E")),
+        "b.jpg": jpeg_bytes(2, gps=((36, 12, 4), "N", (37, 9, 40), "E")),
+        "c.jpg": jpeg_bytes(3, gps=None),
+    }
+    batch = take_in(cast.case, cast.investigator, files, tmp_path / "m")
+    return batch.items.order_by("original_path")
+
+
+def test_intake_places_each_photo_at_its_nearest_town(cast, tmp_path):
+    harasta, aleppo, unplaced = _photos(cast, tmp_path)
+    located = {loc.item_id: loc for loc in ItemLocation.objects.all()}
+    assert set(located) == {harasta.pk, aleppo.pk}
+    assert located[harasta.pk].town_key == "harasta"
+    assert located[harasta.pk].governorate.code == "SY-RD"
+    assert located[harasta.pk].facility.code == "SY-FAC-HARASTA"
+    assert (located[aleppo.pk].town, located[aleppo.pk].governorate.code) == ("Aleppo", "SY-HL")
+    assert located[aleppo.pk].facility is None
+    assert unplaced.pk not in located
+
+
+def test_items_taken_in_before_are_placed_by_the_command(cast, tmp_path):
+    _photos(cast, tmp_path)
+    ItemLocation.objects.all().delete()
+    out = StringIO()
+    call_command("locate_items", case=cast.case.reference, stdout=out)
+    assert f"{cast.case.reference}: 2 photos placed" in out.getvalue()
+    assert AuditEntry.objects.get(action="places.locate").details["located"] == 2
+    call_command("locate_items", stdout=out)  # nothing left to place
+    assert ItemLocation.objects.count() == 2
+
+
+def test_the_gallery_filters_by_nearest_town_governorate_and_facility(client, cast, tmp_path):
+    harasta, aleppo, _ = _photos(cast, tmp_path)
+    client.force_login(cast.lawyer)
+    url = reverse("evidence:gallery", args=[cast.case.reference])
+
+    def shown(**query):
+        response = client.get(url, query)
+        assert response.status_code == 200, response.content.decode()[:2000]
+        return [i.reference for i in response.context["page"]]
+
+    assert shown(town="Ḩarastā") == shown(town="HARASTA") == [harasta.reference]
+    assert shown(town="aleppo") == [aleppo.reference]
+    assert shown(town="Homs") == []
+    assert shown(place=Place.objects.get(code="SY-RD").pk) == [harasta.reference]
+    assert shown(place=Place.objects.get(code="SY-FAC-HARASTA").pk) == [harasta.reference]
+    assert shown(place=Place.objects.get(code="SY-FAC-SAYDNAYA").pk) == []
+    refused = client.get(url, {"place": "nowhere"})
+    assert "place" in refused.context["filter"].errors
