@@ -139,12 +139,15 @@ INSTALLED_APPS = [
     "django_otp_webauthn",
     "axes",
     "casefiles",
+    "vocabularies",
     "accounts",
     "people",
     "evidence",
     "legal",
     "search",
     "disclosure",
+    "places",
+    "incidents",
     "demo",
 ]
 

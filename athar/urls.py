@@ -15,6 +15,8 @@ urlpatterns = [
     path("", include("legal.urls")),
     path("", include("search.urls")),
     path("", include("disclosure.urls")),
+    path("", include("places.urls")),
+    path("", include("incidents.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

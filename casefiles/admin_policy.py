@@ -45,6 +45,8 @@ ADMIN_LOOKUP_FIELDS: dict[str, frozenset[str]] = {
     # details are the case's content.
     "casefiles.AuditEntry": frozenset({"actor_label", "target_label", "action"}),
     "casefiles.AccessRequest": frozenset({"status"}),
+    # A vocabulary is reference data, not case content: codes and labels are searchable.
+    "vocabularies.Term": frozenset({"scheme", "code", "label_en", "label_ar"}),
     "django_tasks_database.DBTaskResult": frozenset({"status", "priority", "queue_name"}),
     "axes.AccessAttempt": frozenset(
         {"attempt_time", "path_info", "ip_address", "username", "user_agent"}

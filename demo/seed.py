@@ -27,7 +27,7 @@ from people import crypto
 from people import services as people_services
 from people.models import CaseRole, Consent, Identity, Person, Relation, Testimony
 
-from . import lawyers, photos, story
+from . import incidents, lawyers, photos, story
 
 
 class Seeder:
@@ -50,6 +50,7 @@ class Seeder:
         self.consents()
         self.identification()
         lawyers.LawyersWork(self).run()
+        incidents.IncidentStory(self).run()
         self.checkpoint()
         return self.created
 

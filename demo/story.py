@@ -294,3 +294,28 @@ PHOTO_REVIEW = {"submitted_by": "lawyer", "approved_by": "lead"}
 # The first photographs of the card show bodies at close range: a lawyer marks them
 # graphic (blurred in every list until someone chooses to look at one).
 GRAPHIC: dict[str, Any] = {"by": "lawyer", "first": 6}
+
+# The incident the story is about (incidents app): the victim's arrest at a checkpoint
+# and his detention, with the photo his mother identified, her statement and the element
+# of imprisonment it bears on. Terms are HURIDOCS codes (vocabularies/thesauri/v1.json).
+INCIDENT: dict[str, Any] = {
+    "by": "investigator",
+    "title_en": "Arrest at a checkpoint on the airport road, and detention (fictional)",
+    "title_ar": "اعتقال على حاجز على طريق المطار، واحتجاز (متخيَّل)",
+    "description_en": (
+        "The victim was taken from a bus at a checkpoint and held by an intelligence "
+        "branch; his family has not seen him since (fictional)."
+    ),
+    "description_ar": (
+        "أُنزل الضحية من حافلة على حاجز واحتجزه فرع أمني؛ لم تره عائلته منذ ذلك الحين (متخيَّل)."
+    ),
+    "precision": "day",
+    "starts_on": date(2012, 11, 18),
+    "place": "SY-DI",
+    "acts": [
+        # (victim, act type, method, unit, degree of involvement)
+        ("victim", "030101000000", None, "010106000000", "010100000000"),  # arrest
+        ("victim", "030102000000", "030100000000", "010106000000", "010100000000"),  # detention
+    ],
+    "links": ["photo", "testimony", "RS-7-1-e.1"],
+}

@@ -1,4 +1,5 @@
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import django_filters
 from django.core.exceptions import EmptyResultSet
@@ -11,6 +12,9 @@ from casefiles.models import Case
 from people.protection import withheld_testimonies
 
 from .models import EvidenceItem, IntakeBatch
+
+if TYPE_CHECKING:
+    from casefiles.access import User
 
 # The camera models of a case, without reading its items: a walk over the camera index
 # from one model to the next (a "loose index scan", one probe per model), each kept when
@@ -46,6 +50,18 @@ def cameras_of(case: Case, withheld: QuerySet[Any]) -> list[str]:
     with connections[withheld.db].cursor() as cursor:
         cursor.execute(_CAMERAS.format(withheld=sql), [case.pk, *params])
         return [name for (name,) in cursor.fetchall()]
+
+
+# Filters the apps above evidence add to the gallery (places: the nearest town, a
+# facility), from their ``AppConfig.ready()``: each maker gives the filters for a case;
+# the names of those that read what the files hold are kept from withheld items too.
+FilterMaker = Callable[[Case, "User | None"], dict[str, django_filters.Filter]]
+_extra_filters: list[tuple[FilterMaker, frozenset[str]]] = []
+
+
+def register_gallery_filters(make: FilterMaker, *, content: frozenset[str]) -> None:
+    if all(known is not make for known, _ in _extra_filters):
+        _extra_filters.append((make, content))
 
 
 class EvidenceFilter(django_filters.FilterSet):
@@ -85,6 +101,14 @@ class EvidenceFilter(django_filters.FilterSet):
         self.filters["camera"].extra["choices"] = [
             (c, c) for c in cameras_of(case, withheld_testimonies(user, case))
         ]
+        self.content_filters = set(self.CONTENT_FILTERS)
+        for make, content in _extra_filters:
+            for name, added in make(case, user).items():
+                # As django-filter does for declared filters (unstubbed attributes).
+                setattr(added, "model", EvidenceItem)  # noqa: B010
+                setattr(added, "parent", self)  # noqa: B010
+                self.filters[name] = added
+            self.content_filters |= content
 
     def by_content(self) -> bool:
         """Is a filter on the files' content (date taken, camera, near-duplicate group)
@@ -95,4 +119,4 @@ class EvidenceFilter(django_filters.FilterSet):
                 return value.start is not None or value.stop is not None
             return value not in (None, "")
 
-        return any(used(self.form.cleaned_data.get(name)) for name in self.CONTENT_FILTERS)
+        return any(used(self.form.cleaned_data.get(name)) for name in self.content_filters)

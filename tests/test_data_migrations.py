@@ -20,7 +20,18 @@ import pytest
 
 from tests.scratch_db import ROOT, scratch_database
 
-APPS = ("casefiles", "accounts", "evidence", "people", "legal", "search", "disclosure", "demo")
+APPS = (
+    "casefiles",
+    "vocabularies",
+    "accounts",
+    "evidence",
+    "people",
+    "legal",
+    "search",
+    "places",
+    "disclosure",
+    "demo",
+)
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
 AT = datetime(2014, 8, 20, 10, 0, tzinfo=UTC)
 
@@ -397,6 +408,107 @@ def normaliser_function() -> None:
     assert present() == (connection.vendor == "sqlite")
 
 
+def thesauri_loaded() -> None:
+    """vocabularies 0002: version 1 of the vocabularies: seven HURIDOCS micro-thesauri and
+    the Syrian Archive's violation categories, each term in English and Arabic under its
+    broader term; the reverse keeps any term something still refers to."""
+    import re
+
+    apps = _migrate(("vocabularies", "0002_thesauri_v1"))
+    term = apps.get_model("vocabularies", "Term").objects
+    counts = {s: term.filter(scheme=s).count() for s in term.values_list("scheme", flat=True)}
+    assert counts == {
+        "violation_type": 47,
+        "act_type": 532,
+        "method": 103,
+        "detention_type": 9,
+        "perpetrator_type": 40,
+        "involvement": 23,
+        "source_type": 25,
+        "sa_violation": 14,
+    }, counts
+    arabic = term.exclude(scheme="act_type")
+    assert all(re.search("[\u0600-\u06ff]", t.label_ar) for t in arabic)
+    assert not term.filter(scheme="act_type").exclude(label_ar="").exists()
+    assert all(t.since == "1" and t.retired_at is None for t in term.all())
+    intelligence = term.get(scheme="perpetrator_type", code="010106000000")
+    assert intelligence.label_en == "Intelligence agency; secret service"
+    assert intelligence.parent.code == "010100000000" and intelligence.depth == 2
+    assert term.get(scheme="involvement", code="010200000000").label_en == (
+        "Gave orders that led to the act"
+    )
+    kept = term.create(
+        scheme="perpetrator_type",
+        code="local-1",
+        label_en="Air Force Intelligence",
+        label_ar="المخابرات الجوية",
+        parent=intelligence,
+        depth=3,
+        since="local",
+    )
+
+    apps = _migrate(("vocabularies", "0001_terms"))
+    term = apps.get_model("vocabularies", "Term").objects
+    assert sorted(term.values_list("code", flat=True)) == [
+        "010000000000",
+        "010100000000",
+        "010106000000",
+        "local-1",
+    ]
+    assert term.get(code="local-1").pk == kept.pk
+
+
+def admins_keep_the_vocabularies() -> None:
+    """vocabularies 0003: the Admin group may see, add and change terms (not delete
+    them); the reverse takes those rights back."""
+    apps = _migrate(("vocabularies", "0003_admins_keep_the_vocabularies"))
+    admin = apps.get_model("auth", "Group").objects.get(name="Admin")
+    granted = set(
+        admin.permissions.filter(content_type__app_label="vocabularies").values_list(
+            "codename", flat=True
+        )
+    )
+    assert granted == {"view_term", "add_term", "change_term"}
+    apps = _migrate(
+        ("vocabularies", "0002_thesauri_v1"), ("auth", "0012_alter_user_first_name_max_length")
+    )
+    admin = apps.get_model("auth", "Group").objects.get(name="Admin")
+    assert not admin.permissions.filter(content_type__app_label="vocabularies").exists()
+
+
+def syria_gazetteer() -> None:
+    """places 0002: Syria, its 14 governorates with their ISO codes and GeoNames names,
+    and the facilities of the Caesar reporting, each in English and Arabic and searchable
+    in the normalised form; the reverse keeps any place something sits within."""
+    from search.normalise import normalise
+
+    apps = _migrate(("places", "0002_syria"))
+    place = apps.get_model("places", "Place").objects
+    assert place.filter(kind="governorate", parent__code="SY").count() == 14
+    assert place.get(code="SY-DI").geonames_admin1 == "Dimashq"
+    saydnaya = place.get(code="SY-FAC-SAYDNAYA")
+    assert (saydnaya.kind, saydnaya.facility_type, saydnaya.parent.code) == (
+        "facility",
+        "prison",
+        "SY-RD",
+    )
+    assert f"|{normalise('صيدنايا')}|" in saydnaya.search_text
+    assert "|sednaya prison|" in saydnaya.search_text
+    assert place.get(code="SY-FAC-BRANCH-251").latitude is None
+    kept = place.create(
+        code="SY-RD-DOUMA",
+        kind="town",
+        parent=place.get(code="SY-RD"),
+        name_en="Douma",
+        name_ar="دوما",
+    )
+
+    apps = _migrate(("places", "0001_gazetteer"))
+    place = apps.get_model("places", "Place").objects
+    assert sorted(place.values_list("code", flat=True)) == ["SY", "SY-RD", "SY-RD-DOUMA"]
+    assert place.get(code="SY-RD-DOUMA").pk == kept.pk
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -407,6 +519,9 @@ SCENARIOS = {
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,
+    ("places", "0002_syria"): syria_gazetteer,
+    ("vocabularies", "0002_thesauri_v1"): thesauri_loaded,
+    ("vocabularies", "0003_admins_keep_the_vocabularies"): admins_keep_the_vocabularies,
 }
 
 

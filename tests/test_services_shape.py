@@ -16,6 +16,10 @@ PACKAGES = (
     "disclosure/services",
     "evidence/services",
     "people/services",
+    "evidence/services",
+    "people/services",
+    "vocabularies/services",
+    "incidents/services",
 )
 
 
@@ -74,6 +78,9 @@ def test_no_product_module_grows_past_600_lines():
         "legal",
         "people",
         "search",
+        "vocabularies",
+        "places",
+        "incidents",
     ):
         for path in (ROOT / package).rglob("*.py"):
             if "migrations" not in path.parts and len(path.read_text().splitlines()) > 600:

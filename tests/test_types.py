@@ -18,6 +18,9 @@ PACKAGES = (
     "legal",
     "people",
     "search",
+    "vocabularies",
+    "places",
+    "incidents",
 )
 NAMED = {"actor", "user", "case", "subject", "approver", "asker", "grantee", "author"}
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 from casefiles.bulk import insert_rows
 
 from ..custody_events import record_custody
+from ..hooks import positions_recorded_within
 from ..imaging import TOOL, taken_date
 from ..intake.payload import IntakeResult
 from ..models import (
@@ -207,6 +208,14 @@ def _write_results(
                 height=r.height,
             )
             for pk, r in zip(item_pks, stored, strict=True)
+        ],
+    )
+    positions_recorded_within(
+        case.pk,
+        [
+            (pk, Decimal(str(r.gps[0])), Decimal(str(r.gps[1])))
+            for pk, r in zip(item_pks, stored, strict=True)
+            if r.gps
         ],
     )
     changed = [pk for pk, r in zip(item_pks, stored, strict=True) if r.existing == "mismatch"]

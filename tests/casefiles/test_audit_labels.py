@@ -66,7 +66,14 @@ def _bulk_actions() -> set[str]:
     return {action.verb for action in ACTIONS.values()}
 
 
+def _incident_changes() -> set[str]:
+    """The actions handed to incidents' ``_version_within`` (it records each change)."""
+    path = ROOT / "incidents" / "services" / "incidents.py"
+    return set(_literal_arguments(path, "_version_within", 2))
+
+
 COMPUTED = {
+    ("incidents/services/incidents.py", "change"): _incident_changes,
     ("legal/services/review.py", "f'review.{move.verb}'"): _review_moves,
     ("legal/services/bulk.py", "action.verb"): _bulk_actions,
     ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,

@@ -101,6 +101,18 @@ def values(cast, tmp_path):
     from legal.services import bulk, searches
 
     item = batch.items.get()
+    from incidents.services import incidents
+    from vocabularies.models import Term
+
+    incident = incidents.create_incident(actor=cast.lead, case=cast.case, title_en="Arrest")
+    victim = register_person(cast.case, cast.investigator, role="victim")
+    act = incidents.add_act(
+        actor=cast.lead,
+        incident=incident,
+        victim=victim,
+        act_type=Term.objects.get(scheme="act_type", code="030101000000"),
+    )
+    incident_link = incidents.link_record(actor=cast.lead, incident=incident, record=item)
     search = searches.save_search(actor=cast.lead, case=cast.case, name="All", query="")
     job = bulk.start_bulk(
         actor=cast.lead,
@@ -128,6 +140,9 @@ def values(cast, tmp_path):
         "testimony_id": str(testimony.pk),
         "consent_id": str(consent.pk),
         "membership_id": str(Membership.objects.get(user=cast.observer).pk),
+        "incident_ref": incident.reference,
+        "act_id": str(act.pk),
+        "incident_link_id": str(incident_link.pk),
     }
 
 

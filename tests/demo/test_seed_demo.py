@@ -297,3 +297,29 @@ def test_the_lawyers_assessed_linked_and_left_a_gap(client, seeded):
         client.cookies["django_language"] = language
         page = client.get(reverse("legal:matrix", args=[CASE])).content.decode()
         assert heading in page and 'class="gap"' in page
+
+
+def test_the_demo_case_has_an_incident_with_acts_links_and_versions(client, seeded):
+    from django.urls import reverse
+
+    from incidents.models import Incident
+
+    incident = Incident.objects.get(case=seeded)
+    assert (incident.reference, incident.when, incident.place.code) == (
+        "IN-0001",
+        "2012-11-18",
+        story.INCIDENT["place"],
+    )
+    victim = Person.objects.get(pk=incident.acts.first().victim_id)
+    assert victim.victim_status == "missing"
+    assert incident.acts.count() == 2 and incident.links.count() == 3
+    assert incident.versions.count() == 1 + 2 + 3
+    client.force_login(get_user_model().objects.get(username="lawyer"))
+    url = reverse("incidents:incident_detail", args=[CASE, incident.reference])
+    for language, title in (("en", story.INCIDENT["title_en"]), ("ar", story.INCIDENT["title_ar"])):
+        client.cookies["django_language"] = language
+        page = client.get(url).content.decode()
+        assert title in page and victim.code in page
+        assert "سليم" not in page  # the victim by pseudonym only
+    listed = client.get(reverse("incidents:incident_list", args=[CASE])).content.decode()
+    assert incident.reference in listed

@@ -44,7 +44,8 @@ def test_the_gallery_shows_thumbnails_lazily_and_filters(client, cast, photos):
     assert len(_refs(response)) == 6
     assert html.count('loading="lazy"') == 5  # the broken file has no thumbnail
     # No filter chosen reads "Any" (not "Unknown", nor a row of dashes).
-    assert html.count('<option value="" selected>Any</option>') == 5  # every select
+    # Every select: five of evidence's, places' governorate or facility.
+    assert html.count('<option value="" selected>Any</option>') == 6
     assert "-----" not in html and "Unknown" not in html
     assert len(_refs(client.get(url, {"flagged": "", "kind": ""}))) == 6
     assert len(_refs(client.get(url, {"camera": "D70"}))) == 2

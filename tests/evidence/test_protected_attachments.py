@@ -23,6 +23,7 @@ from people import services
 from people.models import Identity
 from people.models import Testimony as Statement
 from people.protection import statement_refusal, withheld_testimonies
+from places.models import Place
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
 from tests.factories import MembershipFactory, UserFactory
@@ -192,6 +193,10 @@ def test_a_search_on_what_the_files_hold_does_not_find_a_withheld_scan(client, c
     searches = [
         {"taken_after": "2011-03-15", "taken_before": "2011-03-15"},
         {"near_group": str(scan.near_group)},
+        # Where its GPS position places it (places' filters): the nearest town, the
+        # governorate.
+        {"town": "Damascus"},
+        {"place": str(Place.objects.get(code="SY-DI").pk)},
     ]
     client.force_login(cast.investigator)
     for search in searches:

@@ -21,15 +21,21 @@ from tests.evidence.images import jpeg_bytes, write
 # the chain's head and the rows it binds read back), the search index following the entry
 # (5: the items' keys, their old entries out, their rows and tags read, the new entries
 # in), the batch's counts (2), and the transaction (2 here, a savepoint in the test's
-# transaction). Each audit entry takes the chain's advisory lock on PostgreSQL (SQLite's
-# BEGIN IMMEDIATE holds its one lock).
+# transaction), and, for photos that record a GPS position (these do), places' nearest
+# towns: the governorates and facilities they name (1) and the items' locations (1).
+# Each audit entry takes the chain's advisory lock on PostgreSQL (SQLite's BEGIN
+# IMMEDIATE holds its one lock).
 CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
-CHUNK_QUERIES = 24 + CHAIN_LOCK
-GALLERY_QUERIES = 14 + CHAIN_LOCK  # an audited page: "evidence.gallery"
+CHUNK_QUERIES = 26 + CHAIN_LOCK
+# An audited page ("evidence.gallery"); places' filter offers the governorates and
+# facilities (1).
+GALLERY_QUERIES = 15 + CHAIN_LOCK
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments;
-# and the items either side (keys n and p).
-ITEM_QUERIES = 24 + CHAIN_LOCK
+# and the items either side (keys n and p); places' panel reads the governorate of the
+# photo's nearest town and the facilities that have a position (one query, only for an
+# item with a GPS position: these photos have one).
+ITEM_QUERIES = 25 + CHAIN_LOCK
 THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
 
 

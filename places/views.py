@@ -1,0 +1,44 @@
+"""The gazetteer's pages: a list searchable by any name in either script, and a place
+with what it sits within and what sits within it. Reference data, shown to any
+signed-in user (no case content is here)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from casefiles.paging import Key, Keyset, list_query
+
+from .filters import PlaceFilter
+from .models import Place
+
+PLACE_PAGES = Keyset(Key("code"), size=50)
+
+
+@require_GET
+def place_list(request: HttpRequest) -> HttpResponse:
+    places = Place.objects.select_related("parent")
+    filterset = PlaceFilter(request.GET, queryset=places)
+    valid = filterset.is_valid()
+    query = list_query(request)
+    page = PLACE_PAGES.page(filterset.qs if valid else places.none(), request, query=query)
+    return render(
+        request,
+        "places/place_list.html",
+        {"filter": filterset, "page": page, "filtered": bool(query)},
+        status=200 if valid else 400,
+    )
+
+
+@require_GET
+def place_detail(request: HttpRequest, code: str) -> HttpResponse:
+    # At most four places above a facility: read with it, in one query.
+    place = get_object_or_404(
+        Place.objects.select_related("parent__parent__parent__parent"), code=code
+    )
+    return render(
+        request,
+        "places/place_detail.html",
+        {"place": place, "children": place.children.order_by("code")},
+    )
