@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.contrib import messages as flash
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
@@ -119,11 +120,9 @@ def _posted(
             return HttpResponseNotAllowed(["POST"])
         try:
             return step(request, case, package)
-        except ValidationError as exc:
-            messages = exc.messages
-            form = ReasonForm()
-            form.add_error(None, " ".join(messages))
-            return _detail(request, case, package, 400, refuse_form=form)
+        except ValidationError as exc:  # the step refused (say, nothing may go in)
+            flash.error(request, " ".join(exc.messages))
+            return _detail(request, case, package, 400)
 
     return view
 

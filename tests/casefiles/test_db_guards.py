@@ -25,6 +25,7 @@ GUARDED = {
     "legal_linkwithdrawal",
     "legal_assessment",
     "legal_comment",
+    "incidents_incidentversion",
 }
 
 # What a migration altering the table does on SQLite: copy it into a new table (which has

@@ -198,3 +198,16 @@ def test_the_pages_request_preview_and_decide(client, world):
     client.force_login(cast.observer)
     assert "Request a package" not in client.get(url).content.decode()
     assert client.post(url, {"recipient": "x", "purpose": "prosecution"}).status_code == 403
+
+
+def test_approving_a_selection_where_nothing_may_go_in_says_why(client, world):
+    """Nothing approved in review among the chosen: the approval is refused with the reason
+    on the package's page, not a server error, and the package waits as it was."""
+    package = _request(world, select=world.photos[2].reference)  # not approved in review
+    client.force_login(world.cast.lead)
+    url = reverse("disclosure:approve", args=[world.case.reference, package.pk])
+    response = client.post(url)
+    assert response.status_code == 400
+    assert "Nothing in this selection may go in" in response.content.decode()
+    package.refresh_from_db()
+    assert package.status == Package.Status.REQUESTED
