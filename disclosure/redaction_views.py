@@ -81,6 +81,7 @@ def redact(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         "width": provenance.width if provenance else None,
         "height": provenance.height if provenance else None,
         "shown": shows_real_preview(request, item.pk, item.is_graphic),
+        "drawable": bool(provenance and provenance.width and provenance.height),
     }
     return render(request, "disclosure/redact.html", values, status=status)
 

@@ -120,6 +120,7 @@ def test_the_redaction_page_draws_a_copy_and_shows_it(client, world, shown):
     assert url in client.get(shown.get_absolute_url()).content.decode()
     page = client.get(url).content.decode()
     assert "320 by 240 pixels" in page and "No redacted copy yet" in page
+    assert 'data-width="320" data-height="240"' in page and "js/redact.js" in page
     bad = client.post(url, {"regions": "10,10,5000,5", "reason": "The face."})
     assert bad.status_code == 400 and "outside the picture" in bad.content.decode()
     done = client.post(url, {"regions": "100, 60, 80, 90", "reason": "The face."})
