@@ -14,4 +14,5 @@ ACTIONS = {
     "disclosure.report": _("Custody report of a package downloaded"),
     "disclosure.item_report": _("Custody report of an item made"),
     "disclosure.redact": _("Redacted copy of an item made"),
+    "disclosure.redaction_view": _("Redacted copy of an item viewed"),
 }

@@ -2,7 +2,7 @@ from django.urls import path
 
 import casefiles.converters  # noqa: F401 (registers the text converter)
 
-from . import views
+from . import redaction_views, views
 
 app_name = "disclosure"
 _package = "cases/<text:ref>/disclosure/<int:package_id>/"
@@ -19,5 +19,15 @@ urlpatterns = [
         "cases/<text:ref>/evidence/<text:item_ref>/custody-report.pdf",
         views.item_report,
         name="item_report",
+    ),
+    path(
+        "cases/<text:ref>/evidence/<text:item_ref>/redact/",
+        redaction_views.redact,
+        name="item_redact",
+    ),
+    path(
+        "cases/<text:ref>/evidence/<text:item_ref>/redactions/<int:redaction_id>.jpg",
+        redaction_views.redaction_image,
+        name="redaction_image",
     ),
 ]

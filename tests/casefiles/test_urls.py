@@ -122,7 +122,9 @@ def values(cast, tmp_path):
         selection=[item.pk],
         through=item.pk,
     )
-    from disclosure.services import request_package
+    from disclosure.services import redact_item, request_package
+
+    redaction = redact_item(actor=cast.lead, item=item, regions=[[0, 0, 5, 5]], reason="A face.")
 
     package = request_package(
         actor=cast.lawyer, case=cast.case, recipient="A court", purpose="investigation"
@@ -130,6 +132,7 @@ def values(cast, tmp_path):
     return {
         "ref": cast.case.reference,
         "package_id": str(package.pk),
+        "redaction_id": str(redaction.pk),
         "item_ref": item.reference,
         "search_id": str(search.pk),
         "job_id": str(job.pk),

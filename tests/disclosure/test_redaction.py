@@ -109,3 +109,27 @@ def test_regions_are_checked_and_only_who_adds_evidence_redacts(world, shown):
         services.redact_item(actor=world.cast.lawyer, item=shown, regions=REGION, reason="x")
     with pytest.raises(ValidationError):
         services.redact_item(actor=world.cast.investigator, item=shown, regions=REGION, reason=" ")
+
+
+def test_the_redaction_page_draws_a_copy_and_shows_it(client, world, shown):
+    from django.urls import reverse
+
+    args = [world.case.reference, shown.reference]
+    url = reverse("disclosure:item_redact", args=args)
+    client.force_login(world.cast.investigator)
+    assert url in client.get(shown.get_absolute_url()).content.decode()
+    page = client.get(url).content.decode()
+    assert "320 by 240 pixels" in page and "No redacted copy yet" in page
+    assert 'data-width="320" data-height="240"' in page and "js/redact.js" in page
+    bad = client.post(url, {"regions": "10,10,5000,5", "reason": "The face."})
+    assert bad.status_code == 400 and "outside the picture" in bad.content.decode()
+    done = client.post(url, {"regions": "100, 60, 80, 90", "reason": "The face."})
+    assert done.status_code == 302
+    copy = shown.redactions.get()
+    image = client.get(reverse("disclosure:redaction_image", args=[*args, copy.pk]))
+    assert image["Content-Type"] == "image/jpeg"
+    assert Image.open(io.BytesIO(image.content)).getpixel((140, 100)) == (0, 0, 0)
+    assert AuditEntry.objects.filter(action="disclosure.redaction_view").count() == 1
+    client.force_login(world.cast.lawyer)
+    assert "Make a redacted copy" not in client.get(url).content.decode()
+    assert client.post(url, {"regions": "1,1,5,5", "reason": "x"}).status_code == 403
