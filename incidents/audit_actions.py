@@ -12,4 +12,5 @@ ACTIONS = {
     "incident.unlink": _("Record unlinked from an incident"),
     "incident.view": _("Incident viewed"),
     "incident.list": _("Incidents listed"),
+    "incident.timeline": _("Case timeline viewed"),
 }

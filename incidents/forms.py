@@ -112,3 +112,21 @@ class LinkForm(forms.Form):
             "element's code (RS-7-1-f.1)."
         ),
     )
+
+
+class TimelineForm(forms.Form):
+    """What the timeline shows: kinds of mark, a place, a person by code."""
+
+    kinds = forms.MultipleChoiceField(
+        label=_("Show"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[
+            ("incident", _("Incidents")),
+            ("photo", _("Photos (date taken)")),
+            ("testimony", _("Testimonies")),
+            ("custody", _("Custody events")),
+        ],
+    )
+    place = PlaceField(label=_("Where (or within)"), required=False)
+    person = forms.CharField(label=_("Person code"), required=False, max_length=16)

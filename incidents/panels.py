@@ -13,5 +13,10 @@ def register() -> None:
 
 
 def case_link(context, case):
-    url = reverse("incidents:incident_list", args=[case.reference])
-    return format_html('<p><a href="{}">{}</a></p>', url, _("Incidents"))
+    return format_html(
+        '<p><a href="{}">{}</a> · <a href="{}">{}</a></p>',
+        reverse("incidents:incident_list", args=[case.reference]),
+        _("Incidents"),
+        reverse("incidents:case_timeline", args=[case.reference]),
+        _("Timeline"),
+    )

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -22,8 +23,9 @@ from evidence.models import EvidenceItem
 from legal.models import LegalElement
 from people.models import CaseRole, Person, Testimony
 
+from . import timeline
 from .filters import IncidentFilter
-from .forms import ActForm, IncidentForm, LinkForm, PerpetratorForm
+from .forms import ActForm, IncidentForm, LinkForm, PerpetratorForm, TimelineForm
 from .models import Act, Incident, Link, Perpetrator
 from .services import incidents as services
 
@@ -294,3 +296,30 @@ def link_remove(
         return HttpResponseNotAllowed(["POST"])
     services.unlink_record(actor=account_of(request), link=link)
     return redirect(incident.get_absolute_url())
+
+
+@require_GET
+def case_timeline(request: HttpRequest, ref: str) -> HttpResponse:
+    """The case's timeline (``incidents/timeline.py``): audited, as a list of what it
+    shows."""
+    case = get_case_for_user(request.user, ref)
+    form = TimelineForm(request.GET or None)
+    valid = form.is_valid() if form.is_bound else True
+    data = form.cleaned_data if form.is_bound and valid else {}
+    kinds = set(data.get("kinds") or timeline.KINDS)
+    person = (data.get("person") or "").strip()
+    marks = timeline.marks_of(request.user, case, kinds, data.get("place"), person) if valid else []
+    audit.record(
+        request.user,
+        "incident.timeline",
+        case=case,
+        marks=len(marks),
+        filters={k: v for k, v in request.GET.lists() if any(v)},
+    )
+    rtl = get_language_bidi()
+    return render(
+        request,
+        "incidents/timeline.html",
+        {"case": case, "form": form, "svg": timeline.draw(marks, rtl=rtl), "count": len(marks)},
+        status=200 if valid else 400,
+    )

@@ -72,6 +72,10 @@ PAGES = [
     ("lead", "people:person_detail", ["case", "person"]),
     ("lead", "people:testimony_detail", ["case", "testimony"]),
     ("lead", "casefiles:case_target_audit", ["case", "=evidence.evidenceitem", "item_pk"]),
+    ("lead", "incidents:incident_list", ["case"]),
+    ("lead", "incidents:incident_detail", ["case", "=IN-0001"]),
+    ("lead", "incidents:case_timeline", ["case"]),
+    ("lead", "places:place_list", []),
     ("lead", "access_requests", []),
     ("lead", "request_access", []),
     ("lead", "security", []),
@@ -147,3 +151,28 @@ def test_no_admin_page_scrolls_sideways_on_a_phone_or_a_laptop_in_either_languag
 ):
     wide = _too_wide(server, made, ADMIN_PAGES)
     assert not wide, "\n".join(wide)
+
+
+def test_the_demo_timeline_draws_its_marks_in_either_direction(server, made):  # noqa: F811
+    """Drawn on the server: marks that link to records, left to right in English and
+    right to left in Arabic; nothing is asked of another server (``_browser_page``)."""
+    with _browser_page(server.url) as page:
+        page.goto("/")
+        page.fill("#id_username", "lawyer")
+        page.fill("#id_password", "athar-demo-lawyer")
+        page.click("button[type=submit]:has-text('Sign in')")
+        page.wait_for_url(lambda url: "/accounts/login" not in url)
+        url = reverse("incidents:case_timeline", args=[made["case"]])
+        for language, direction in (("en", "ltr"), ("ar", "rtl")):
+            page.context.add_cookies(
+                [{"name": "django_language", "value": language, "url": server.url}]
+            )
+            page.goto(url)
+            svg = page.locator("svg.timeline")
+            assert svg.get_attribute("direction") == direction
+            marks = page.locator("svg.timeline a.mark")
+            assert marks.count() >= 3  # the incident, the photos' days, the testimony
+            incident = page.locator('svg.timeline a.mark[href*="/incidents/IN-0001/"]')
+            assert incident.count() == 1
+        incident.click()
+        page.wait_for_url("**/incidents/IN-0001/")
