@@ -119,3 +119,20 @@ def test_the_page_costs_exactly(client, cast, indexed, django_assert_num_queries
     with django_assert_num_queries(20 + LOCK):
         page = client.get(URL, {"q": "عبدالرحمن"})
     assert [g.kind.name for g in page.context["results"].groups] == ["person"]
+
+
+def test_the_command_gives_what_the_page_gives(client, cast, indexed):
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    client.force_login(cast.lawyer)
+    page = client.get(URL, {"q": "السوق", "kind": "item"})
+    shown = [(g.kind.name, [h.url for h in g.hits]) for g in page.context["results"].groups]
+    out = StringIO()
+    call_command("search", "السوق", "--as", "lawyer", "--kind", "item", "--json", stdout=out)
+    given = [
+        (g["kind"], [h["url"] for h in g["hits"]]) for g in json.loads(out.getvalue())["groups"]
+    ]
+    assert given == shown and shown
