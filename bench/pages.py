@@ -529,7 +529,8 @@ def replay(connection, statements, repeat: int) -> float:
     """The median time of the page's SELECTs, sent bare through psycopg (ms)."""
     import psycopg
 
-    reads = [(sql, p) for sql, p in statements if sql.lstrip().upper().startswith("SELECT")]
+    # A compound statement starts with its first part's parenthesis: "(SELECT ...) UNION".
+    reads = [(sql, p) for sql, p in statements if sql.lstrip(" (").upper().startswith("SELECT")]
     connection.ensure_connection()
     raw = connection.connection
     timings = []

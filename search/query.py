@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.safestring import SafeString
 
 from casefiles import audit
@@ -137,6 +137,45 @@ def _hits(
     ]
 
 
+ROW = ("pk", "case_id", "kind", "key", "reference", "title", "body", "at")
+
+
+def _ranked(
+    kind: Kind,
+    user: User,
+    cases: list[Case],
+    terms: list[str],
+    needle: str,
+    named: set[tuple[str, int]],
+    limit: int,
+) -> Any:
+    """The kind's first ``limit`` + 1 entries for the query, best first, as rows."""
+    match = Q(words__has_words=terms) if terms else Q(pk__in=[])
+    if len(needle) >= MIN_INSIDE:
+        match |= Q(short__contains=needle)
+    if kind.name == "person":
+        for key, case_id in sorted(named):
+            match |= Q(key=key, case_id=case_id)
+    candidates = (
+        Entry.objects.filter(kind=kind.name)
+        .filter(_visible(kind, user, cases))
+        .filter(match)
+        .values("pk")[:CANDIDATES]
+    )
+    return (
+        Entry.objects.filter(pk__in=candidates)
+        .annotate(rank=rank(terms, connection.vendor), case_ref=F("case__reference"))
+        .values(*ROW, "rank", "case_ref")
+        .order_by("-rank", "-at", "-pk")[: limit + 1]
+    )
+
+
+def _entry(row: dict[str, Any]) -> Entry:
+    entry = Entry(**{name: row[name] for name in ROW if name != "pk"}, pk=row["pk"])
+    entry.case = Case(pk=row["case_id"], reference=row["case_ref"])
+    return entry
+
+
 def search(
     user: User,
     query: str,
@@ -155,31 +194,20 @@ def search(
         return results
     cases = _cases(user, case)
     named = names_index.people_named(user, cases, query) if cases else set()
-    for kind in registry.kinds():
-        if not cases or (kinds and kind.name not in kinds):
-            continue
-        match = Q(words__has_words=terms) if terms else Q(pk__in=[])
-        if len(needle) >= MIN_INSIDE:
-            match |= Q(short__contains=needle)
-        if kind.name == "person":
-            for key, case_id in sorted(named):
-                match |= Q(key=key, case_id=case_id)
-        candidates = (
-            Entry.objects.filter(kind=kind.name)
-            .filter(_visible(kind, user, cases))
-            .filter(match)
-            .values("pk")[:CANDIDATES]
-        )
-        rows = list(
-            Entry.objects.filter(pk__in=candidates)
-            .select_related("case")
-            .defer("words", "short")
-            .annotate(rank=rank(terms, connection.vendor))
-            .order_by("-rank", "-at", "-pk")[: limit + 1]
-        )
-        if rows:
+    chosen = [k for k in registry.kinds() if cases and (not kinds or k.name in kinds)]
+    ranked = [_ranked(k, user, cases, terms, needle, named, limit) for k in chosen]
+    if len(ranked) > 1 and connection.features.supports_slicing_ordering_in_compound:
+        # PostgreSQL: the kinds' ranked pages in one statement (one round trip).
+        rows = list(ranked[0].union(*ranked[1:], all=True))
+        per_kind = [[r for r in rows if r["kind"] == k.name] for k in chosen]
+    else:
+        per_kind = [list(r) for r in ranked]
+    for kind, found in zip(chosen, per_kind, strict=True):
+        found.sort(key=lambda r: (-r["rank"], -(r["at"].timestamp() if r["at"] else 0), -r["pk"]))
+        if found:
+            entries = [_entry(r) for r in found[:limit]]
             results.groups.append(
-                Group(kind, _hits(kind, rows[:limit], terms, named), len(rows) > limit)
+                Group(kind, _hits(kind, entries, terms, named), len(found) > limit)
             )
     with transaction.atomic(durable=True):
         audit.record(
