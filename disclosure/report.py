@@ -30,8 +30,25 @@ class RefusedFetch(ValueError):
     pass
 
 
+def weasyprint() -> Any:
+    """WeasyPrint, imported without the switch it throws on import: it sets Pillow's
+    ``LOAD_TRUNCATED_IMAGES`` for the whole process, and intake in that process would then
+    decode a truncated photo instead of flagging it. Every import of it goes through here."""
+    from PIL import ImageFile
+
+    before = ImageFile.LOAD_TRUNCATED_IMAGES
+    import weasyprint as module
+    import weasyprint.images
+    import weasyprint.urls
+
+    ImageFile.LOAD_TRUNCATED_IMAGES = before
+    return module
+
+
 def local_only() -> Any:
     """WeasyPrint's URL fetcher: ``data:`` URLs only; nothing from a network or a disk."""
+
+    weasyprint()  # first: imported here, it sets no switch for the process
     from weasyprint.urls import URLFetcher
 
     class LocalOnly(URLFetcher):
@@ -88,6 +105,7 @@ def _fixity(items: Sequence[EvidenceItem]) -> dict[int, dict]:
 
 
 def _render(title: str, running: str, footer: str, items: list[dict]) -> bytes:
+    weasyprint()
     from weasyprint import HTML
 
     with translation.override("en"):

@@ -2,7 +2,9 @@
 reads, the package's id and its tagmanifest hash on every page, nothing fetched."""
 
 import io
+import os
 import subprocess
+import sys
 
 import pytest
 from django.core.management import call_command
@@ -74,3 +76,24 @@ def test_the_package_page_and_an_items_page_give_the_report(client, built, world
     assert all(item.reference in p and item.original.sha256 in p.replace("\n", "") for p in pages)
     client.force_login(world.cast.outsider)
     assert client.get(url).status_code == 404
+
+
+def test_making_a_report_leaves_truncated_photos_flagged_at_intake(tmp_path):
+    """WeasyPrint tells Pillow, for the whole process, to decode truncated images; once a
+    report is made, a web process's intake would then take a truncated photo as sound."""
+    code = (
+        "import django; django.setup()\n"
+        "from PIL import ImageFile\n"
+        "from disclosure import report\n"
+        "report.weasyprint()\n"
+        "print(ImageFile.LOAD_TRUNCATED_IMAGES)\n"
+    )
+    env = {
+        **os.environ,
+        "ATHAR_DATA_DIR": str(tmp_path),
+        "DJANGO_SETTINGS_MODULE": "athar.settings",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "False"
