@@ -9,7 +9,7 @@ PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
-.PHONY: help run test lint shape types migrations-check browser-deps pdf-deps test-sqlite test-postgres messages clean
+.PHONY: help run test lint shape types migrations-check browser-deps pdf-deps map-data test-sqlite test-postgres messages clean
 
 help:
 	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
@@ -75,6 +75,14 @@ browser-deps:
 	  else echo "chromium is not installed: the browser tests will be skipped"; fi; }
 	@[ -f tools/axe/node_modules/axe-core/axe.min.js ] || \
 	  (cd tools/axe && npm ci --silent --no-audit --no-fund)
+
+# The case map's outlines: Natural Earth countries (public domain) from the npm registry
+# (tools/world-atlas, pinned by its lock file), cut to Syria and its neighbours into
+# places/boundaries/levant.json, which is committed: the app never fetches a map.
+map-data: $(VENV)/.installed
+	@[ -f tools/world-atlas/node_modules/world-atlas/countries-50m.json ] || \
+	  (cd tools/world-atlas && npm ci --silent --no-audit --no-fund)
+	$(PY) tools/extract_boundaries.py
 
 # The custody report (WeasyPrint) shapes Arabic with a font installed here, never fetched;
 # HarfBuzz's subsetter makes its fonts small; pdftotext (poppler) reads reports in tests.

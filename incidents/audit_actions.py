@@ -13,4 +13,5 @@ ACTIONS = {
     "incident.view": _("Incident viewed"),
     "incident.list": _("Incidents listed"),
     "incident.timeline": _("Case timeline viewed"),
+    "incident.map": _("Case map viewed"),
 }

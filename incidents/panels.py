@@ -14,9 +14,11 @@ def register() -> None:
 
 def case_link(context, case):
     return format_html(
-        '<p><a href="{}">{}</a> · <a href="{}">{}</a></p>',
+        '<p><a href="{}">{}</a> · <a href="{}">{}</a> · <a href="{}">{}</a></p>',
         reverse("incidents:incident_list", args=[case.reference]),
         _("Incidents"),
         reverse("incidents:case_timeline", args=[case.reference]),
         _("Timeline"),
+        reverse("incidents:case_map", args=[case.reference]),
+        _("Map"),
     )

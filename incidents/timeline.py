@@ -198,10 +198,11 @@ def draw(marks: list[Mark], *, rtl: bool) -> SafeString:
     label_x = WIDTH - 10 if rtl else 10
     lane_from, lane_to = (20, WIDTH - MARGIN) if rtl else (MARGIN, WIDTH - 20)
     anchor = "end" if rtl else "start"
+    name = escape(_("Timeline of the case"))  # outside the f-string, where makemessages sees it
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" role="img" '
         f'viewBox="0 0 {WIDTH} {height}" width="100%" direction="{"rtl" if rtl else "ltr"}" '
-        f'aria-label="{escape(_("Timeline of the case"))}">'
+        f'aria-label="{name}">'
     ]
     for n, kind in enumerate(KINDS):
         lane_top = TOP + LANE * n

@@ -9,6 +9,7 @@ _incident = "cases/<text:ref>/incidents/<text:incident_ref>/"
 urlpatterns = [
     path("cases/<text:ref>/incidents/", views.incident_list, name="incident_list"),
     path("cases/<text:ref>/timeline/", views.case_timeline, name="case_timeline"),
+    path("cases/<text:ref>/map/", views.case_map, name="case_map"),
     path("cases/<text:ref>/incidents/new/", views.incident_create, name="incident_create"),
     path(_incident, views.incident_detail, name="incident_detail"),
     path(f"{_incident}edit/", views.incident_edit, name="incident_edit"),

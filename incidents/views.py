@@ -23,7 +23,7 @@ from evidence.models import EvidenceItem
 from legal.models import LegalElement
 from people.models import CaseRole, Person, Testimony
 
-from . import timeline
+from . import casemap, timeline
 from .filters import IncidentFilter
 from .forms import ActForm, IncidentForm, LinkForm, PerpetratorForm, TimelineForm
 from .models import Act, Incident, Link, Perpetrator
@@ -322,4 +322,23 @@ def case_timeline(request: HttpRequest, ref: str) -> HttpResponse:
         "incidents/timeline.html",
         {"case": case, "form": form, "svg": timeline.draw(marks, rtl=rtl), "count": len(marks)},
         status=200 if valid else 400,
+    )
+
+
+@require_GET
+def case_map(request: HttpRequest, ref: str) -> HttpResponse:
+    """The case's map (``incidents/casemap.py``): audited, as a count of what it shows."""
+    case = get_case_for_user(request.user, ref)
+    marks = casemap.marks_of(request.user, case)
+    audit.record(request.user, "incident.map", case=case, marks=len(marks))
+    rtl = get_language_bidi()
+    return render(
+        request,
+        "incidents/map.html",
+        {
+            "case": case,
+            "svg": casemap.draw(marks, rtl=rtl),
+            "incidents": sum(m.kind == "incident" for m in marks),
+            "photos": sum(m.count for m in marks if m.kind == "town"),
+        },
     )
