@@ -166,6 +166,23 @@ def marks_of(user: User | None, case: Case) -> list[Mark]:
     return marks
 
 
+def _label_sides(governorates: list[Mark], *, rtl: bool) -> dict[Mark, int]:
+    """Which side of its point each governorate's label goes (1 right, -1 left): the
+    side the page reads towards, unless another governorate's point lies close on that
+    side (Damascus and Rif Dimashq), then the other."""
+    points = {m: xy(m.lat, m.lon) for m in governorates}
+    sides = {}
+    for mark, (x, y) in points.items():
+        side = -1 if rtl else 1
+        crowded = any(
+            0 < (ox - x) * side < 90 and abs(oy - y) < 16
+            for other, (ox, oy) in points.items()
+            if other is not mark
+        )
+        sides[mark] = -side if crowded else side
+    return sides
+
+
 def draw(marks: list[Mark], *, rtl: bool) -> SafeString:
     """The SVG: outlines, then governorates, facilities, photo towns and incidents on top."""
     name = escape(_("Map of the case"))
@@ -177,7 +194,7 @@ def draw(marks: list[Mark], *, rtl: bool) -> SafeString:
     for code, d in _outlines():
         parts.append(f'<path d="{d}" class="country{" home" if code == "SY" else ""}"/>')
     order = ("governorate", "facility", "town", "incident")
-    offset = -9 if rtl else 9  # the label starts beside its point, in the reading direction
+    sides = _label_sides([m for m in marks if m.kind == "governorate"], rtl=rtl)
     for mark in sorted(marks, key=lambda m: order.index(m.kind)):
         x, y = xy(mark.lat, mark.lon)
         title = f"<title>{escape(mark.label)}</title>"
@@ -190,8 +207,10 @@ def draw(marks: list[Mark], *, rtl: bool) -> SafeString:
             shape = f'<circle cx="{x}" cy="{y}" r="{r}" class="mark {mark.kind}"/>'
         text = ""
         if mark.kind == "governorate":
+            side = sides[mark]
+            anchor = "start" if (side > 0) != rtl else "end"
             text = (
-                f'<text x="{x + offset}" y="{y + 4}" text-anchor="start" '
+                f'<text x="{x + 9 * side}" y="{y + 4}" text-anchor="{anchor}" '
                 f'class="label">{escape(mark.label)}</text>'
             )
         parts.append(

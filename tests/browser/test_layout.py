@@ -75,6 +75,7 @@ PAGES = [
     ("lead", "incidents:incident_list", ["case"]),
     ("lead", "incidents:incident_detail", ["case", "=IN-0001"]),
     ("lead", "incidents:case_timeline", ["case"]),
+    ("lead", "incidents:case_map", ["case"]),
     ("lead", "places:place_list", []),
     ("lead", "access_requests", []),
     ("lead", "request_access", []),
@@ -176,3 +177,30 @@ def test_the_demo_timeline_draws_its_marks_in_either_direction(server, made):  #
             assert incident.count() == 1
         incident.click()
         page.wait_for_url("**/incidents/IN-0001/")
+
+
+def test_the_demo_map_draws_its_places_in_either_language(server, made):  # noqa: F811
+    """Drawn on the server over outlines shipped with the app: governorates labelled in
+    the page's language, the demo incident placed, a governorate opening the gallery
+    filtered to it; nothing is asked of another server (``_browser_page``)."""
+    with _browser_page(server.url) as page:
+        page.goto("/")
+        page.fill("#id_username", "lawyer")
+        page.fill("#id_password", "athar-demo-lawyer")
+        page.click("button[type=submit]:has-text('Sign in')")
+        page.wait_for_url(lambda url: "/accounts/login" not in url)
+        url = reverse("incidents:case_map", args=[made["case"]])
+        for language, direction, aleppo in (("en", "ltr", "Aleppo"), ("ar", "rtl", "حلب")):
+            page.context.add_cookies(
+                [{"name": "django_language", "value": language, "url": server.url}]
+            )
+            page.goto(url)
+            svg = page.locator("svg.casemap")
+            assert svg.get_attribute("direction") == direction
+            assert page.locator("svg.casemap path.country").count() == 8
+            assert page.locator("svg.casemap a.mark.governorate").count() == 14
+            assert page.locator('svg.casemap a.mark[href*="/incidents/IN-0001/"]').count() == 1
+            label = page.locator("svg.casemap text.label", has_text=aleppo).first
+            assert label.is_visible()
+        label.click()
+        page.wait_for_url("**/evidence/?place=*")

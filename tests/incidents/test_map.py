@@ -70,11 +70,23 @@ def test_the_map_reads_right_to_left_in_arabic(client, cast, story, placed):
     html = _page(client, cast, "ar")
     assert 'dir="rtl"' in html and 'direction="rtl"' in html
     assert "خريطة القضية" in html and ">دمشق</text>" in html
-    point = re.search(r'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>دمشق<', html)
+    point = re.search(r'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>حلب<', html)
     assert point and float(point[2]) < float(point[1])  # the label starts left of its point
     english = _page(client, cast, "en")
-    point = re.search(r'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>Damascus<', english)
+    point = re.search(r'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>Aleppo<', english)
     assert point and float(point[2]) > float(point[1])
+    # Damascus and Rif Dimashq are close: their labels go on either side, in both languages
+    for page, names in ((english, ("Damascus", "Rif Dimashq")), (html, ("دمشق", "ريف دمشق"))):
+        xs = [
+            float(
+                re.search(rf'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>{n}<', page)[2]
+            )
+            - float(
+                re.search(rf'<circle cx="([0-9.]+)"[^>]*/><text x="([0-9.]+)"[^>]*>{n}<', page)[1]
+            )
+            for n in names
+        ]
+        assert xs == [-9, 9]
 
 
 def test_nothing_in_the_map_points_outside(client, cast, story, placed):
