@@ -10,10 +10,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from casefiles.models import AuditEntry
+from evidence import services as evidence_services
 from incidents.models import Precision
 from incidents.services import incidents as services
+from people import services as people_services
+from people.models import Identity
+from people.protection import withheld_testimonies
 from places.models import ItemLocation, Place
 
 pytestmark = pytest.mark.django_db
@@ -123,3 +128,32 @@ def test_the_map_costs_an_exact_number_of_queries(client, cast, story, placed):
     with CaptureQueriesContext(connection) as page:
         assert client.get(url).status_code == 200
     assert len(page.captured_queries) == MAP_QUERIES, [q["sql"] for q in page]
+
+
+def test_photos_of_a_statement_the_viewer_may_not_read_are_left_out(client, cast, story):
+    """A photo attached to a Critical witness's statement leaves the map for whoever may not
+    read that statement, as it leaves the gallery."""
+    witness = people_services.register_person(
+        actor=cast.lead,
+        case=cast.case,
+        role="witness",
+        identity=Identity(name_ar="هالة"),
+        protection_level="critical",
+    )
+    statement = people_services.create_testimony(
+        actor=cast.lead,
+        case=cast.case,
+        witness=witness,
+        text="They took us to the branch at dawn.",
+        taken_at=timezone.now(),
+        language="en",
+        mode="in_person",
+        interviewers=[],
+    )
+    client.force_login(cast.investigator)
+    assert [kind for _, kind, _ in _marks(_page(client, cast))].count("town") == 1
+    evidence_services.update_item(
+        actor=cast.lead, item=story.item, tags=[], title="Scan", description="", testimony=statement
+    )
+    assert {"pk": statement.pk} in list(withheld_testimonies(cast.investigator, cast.case))
+    assert [kind for _, kind, _ in _marks(_page(client, cast))].count("town") == 0
