@@ -90,8 +90,8 @@ def _detail(
     user = request.user
     lead = role_in(user, case) == Role.LEAD
     deciding = package.status == S.REQUESTED and lead and user.pk != package.requested_by_id
-    preview = None
-    if package.status in (S.REQUESTED, S.APPROVED, S.FAILED):
+    preview = None  # read as the requester reads: only for those who may export themselves
+    if package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and can(user, Action.EXPORT, case):
         preview = review(package.requested_by, package)
     withdrawable = package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and (
         lead or user.pk == package.requested_by_id

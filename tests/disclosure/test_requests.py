@@ -211,3 +211,16 @@ def test_approving_a_selection_where_nothing_may_go_in_says_why(client, world):
     assert "Nothing in this selection may go in" in response.content.decode()
     package.refresh_from_db()
     assert package.status == Package.Status.REQUESTED
+
+
+def test_a_member_who_may_not_export_sees_no_preview(client, world):
+    """The preview lists the case's records as the requester reads them (testimonies, their
+    witnesses' protection): an observer sees the package's status, not its contents."""
+    package = _request(world)
+    ref = contents.testimony_ref(world.testimonies["standard"])
+    client.force_login(world.cast.lead)
+    assert ref in client.get(package.get_absolute_url()).content.decode()
+    client.force_login(world.cast.observer)
+    page = client.get(package.get_absolute_url())
+    assert page.status_code == 200
+    assert ref not in page.content.decode() and "Goes in" not in page.content.decode()
