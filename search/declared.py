@@ -44,8 +44,13 @@ def _batches(
         rows = list(page[:CHUNK])
         if not rows:
             return
-        yield rows
         last = rows[-1][key_field] if isinstance(rows[-1], dict) else rows[-1]
+        if len(rows) == CHUNK and key_field != "pk":
+            # A key several rows share (a person's roles): all of the last key's rows go in
+            # this chunk, or those past the cut would be skipped by ``__gt`` next time.
+            rows = [r for r in rows if r[key_field] != last]
+            rows += list(qs.filter(**{key_field: last}))
+        yield rows
 
 
 def _in_case(qs: QuerySet[Any], case_id: int | None, field: str = "case_id") -> QuerySet[Any]:

@@ -166,3 +166,21 @@ def test_arabic_trigram_and_word_searches_use_their_indexes(cast):
         )
         plan = "\n".join(r[0] for r in cursor.fetchall())
         assert "search_entry_vector" in plan, plan
+
+
+def test_reindex_keeps_every_role_of_a_person_whose_roles_cross_a_chunk(cast, monkeypatch):
+    """The index is rebuilt a chunk of rows at a time: a person's rows cut by the chunk's end
+    are all read, not skipped (the person's entry names both roles)."""
+    from people.services import add_case_role
+    from search import declared
+
+    both = register_person(cast.case, cast.lead, role="witness")
+    add_case_role(actor=cast.lead, person=both, case=cast.case, role="victim")
+    from people.models import CaseRole
+
+    before = CaseRole.objects.filter(person_id__lt=both.pk).count()
+    monkeypatch.setattr(declared, "CHUNK", before + 1)  # the cut: between its two roles
+    Entry.objects.all().delete()
+    index.reindex()
+    title = Entry.objects.get(kind="person", key=str(both.pk)).title.lower()
+    assert "witness" in title and "victim" in title
