@@ -141,6 +141,8 @@ def test_an_investigator_signs_in_and_looks_at_a_photo_and_its_custody(page):
     assert page.locator("table.list tbody tr").count() == 1  # exactly their one case
     page.click("text=DEMO-2014-001")
     page.click("main >> text=Evidence")
+    page.wait_for_url("**/evidence/")
+    page.wait_for_selector("ul.gallery li.tile img")
     tiles = page.locator("ul.gallery li.tile img")
     assert tiles.count() == 48  # a full first page of the demo card's 60 photos and its note
     # The first six are graphic (blurred until one is revealed): open a plain one.
@@ -201,6 +203,7 @@ def test_a_new_investigator_enrols_with_the_admins_code_then_signs_in_with_a_sec
         secret = page.locator("code.secret").inner_text().strip()
         page.fill("#id_code", _totp(secret))
         page.click("main button[type=submit]")
+        page.wait_for_selector("ol.codes li")
         assert page.locator("ol.codes li").count() == 10
         page.click("text=Continue")
         page.wait_for_url("**/cases/")
