@@ -133,6 +133,15 @@ def is_system_admin(user: User | None) -> bool:
     return user.is_superuser or user.groups.filter(name=ADMIN_GROUP).exists()
 
 
+def request_is_system_admin(request: HttpRequest) -> bool:
+    """``is_system_admin`` for the user behind ``request``, asked once per request: the
+    header and an item page's panels each need it."""
+    known = getattr(request, "_athar_system_admin", None)
+    if known is None:
+        known = request._athar_system_admin = is_system_admin(request.user)  # type: ignore[attr-defined]
+    return known
+
+
 def system_admins():
     """Every active system admin, by the rule ``is_system_admin`` applies to one user."""
     from django.contrib.auth import get_user_model

@@ -1,4 +1,4 @@
-from .access import is_system_admin, led_case_ids
+from .access import led_case_ids, request_is_system_admin
 
 
 def navigation(request):
@@ -6,7 +6,7 @@ def navigation(request):
     user = getattr(request, "user", None)
     if not (user and user.is_authenticated):
         return {"show_audit_link": False, "show_manage": False, "show_requests": False}
-    admin = is_system_admin(user)  # the whole audit log is for system admins only
+    admin = request_is_system_admin(request)  # the whole audit log is for system admins only
     return {
         "show_audit_link": admin,
         "show_manage": admin,

@@ -103,6 +103,8 @@ def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VI
         reference=item_ref,
     )
     item.case = case
+    if item.batch is not None and item.batch.case_id == case.pk:
+        item.batch.case = case  # its link on the page needs the case: no query for it
     return case, item
 
 

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from casefiles.forms import choice_field
 from casefiles.models import Case
+from casefiles.widgets import Select
 
 from .models import Assessment, LegalElement, Stance
 from .review import TRANSITIONS
@@ -31,8 +32,8 @@ class DecisionForm(forms.Form):
 
 
 class LinkForm(forms.Form):
-    element = forms.ChoiceField(label=_("Legal element"))
-    stance = forms.ChoiceField(label=_("Stance"), choices=Stance.choices)
+    element = forms.ChoiceField(label=_("Legal element"), widget=Select)
+    stance = forms.ChoiceField(label=_("Stance"), choices=Stance.choices, widget=Select)
     proposition = forms.CharField(
         label=_("What it shows, in your words"),
         max_length=5000,
@@ -69,6 +70,10 @@ class AssessmentForm(forms.ModelForm):
             "rationale",
         ]
         widgets = {
+            "reliability": Select,
+            "credibility": Select,
+            "consistency": Select,
+            "geolocation": Select,
             "authenticity": forms.Textarea({"rows": 2, "dir": "auto"}),
             "rationale": forms.Textarea({"rows": 3, "dir": "auto"}),
         }
@@ -117,7 +122,7 @@ class BulkForm(forms.Form):
     sensitivity = forms.ChoiceField(
         label=_("Sensitivity"), required=False, choices=[("", "—"), *Case.Sensitivity.choices]
     )
-    element = forms.ChoiceField(label=_("Legal element"), required=False)
+    element = forms.ChoiceField(label=_("Legal element"), required=False, widget=Select)
     stance = forms.ChoiceField(
         label=_("Stance"), required=False, choices=[("", "—"), *Stance.choices]
     )

@@ -9,7 +9,7 @@ from django.template import Context
 from django.urls import reverse
 from django.utils.translation import get_language
 
-from casefiles.access import Action, can, is_active_account, is_system_admin
+from casefiles.access import Action, can, is_active_account, request_is_system_admin
 from casefiles.models import Case
 from casefiles.panels import register_panel, render_snippet
 from casefiles.reviewing import ReviewStatus
@@ -110,10 +110,7 @@ def testimony_review(context: Context, testimony: Testimony, case: Case) -> str:
 
 def _is_admin(context: Context) -> bool:
     """Whether the viewer is a system admin, asked once per page (each panel needs it)."""
-    request = context["request"]
-    if not hasattr(request, "_athar_system_admin"):
-        request._athar_system_admin = is_system_admin(request.user)
-    return request._athar_system_admin
+    return request_is_system_admin(context["request"])
 
 
 def _review(context: Context, record: Reviewed, case: Case, url: str, *, withheld: bool) -> str:

@@ -35,7 +35,7 @@ GALLERY_QUERIES = 15 + CHAIN_LOCK
 # and the items either side (keys n and p); places' panel reads the governorate of the
 # photo's nearest town and the facilities that have a position (one query, only for an
 # item with a GPS position: these photos have one).
-ITEM_QUERIES = 25 + CHAIN_LOCK
+ITEM_QUERIES = 23 + CHAIN_LOCK
 THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
 
 
