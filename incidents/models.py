@@ -95,14 +95,6 @@ class Incident(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("incidents:incident_detail", args=[self.case.reference, self.reference])
 
-    def title(self, language: str | None) -> str:
-        first, second = (
-            (self.title_ar, self.title_en)
-            if (language or "").startswith("ar")
-            else (self.title_en, self.title_ar)
-        )
-        return first or second
-
     @property
     def when(self) -> str:
         """The date as precise as it is known: "2012-12-03", "2012-12", "2012",

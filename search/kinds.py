@@ -71,10 +71,6 @@ def kinds() -> list[Kind]:
     return list(_KINDS.values())
 
 
-def get(name: str) -> Kind | None:
-    return _KINDS.get(name)
-
-
 def target_of(model_label: str) -> Follow:
     """The entry's target, when it is a row of ``model_label`` ("app.model")."""
 

@@ -83,10 +83,6 @@ class Results:
     terms: list[str]
     groups: list[Group] = field(default_factory=list)
 
-    @property
-    def count(self) -> int:
-        return sum(len(g.hits) for g in self.groups)
-
 
 def query_digest(terms: list[str]) -> str:
     """A keyed digest of the query's words (the audit log keeps this, not the words)."""

@@ -30,9 +30,6 @@ class Scheme(models.TextChoices):
 
 
 class TermQuerySet(models.QuerySet):
-    def current(self) -> Self:
-        return self.filter(retired_at__isnull=True)
-
     def offered(self, scheme: str, keep: Term | int | None = None) -> Self:
         """The terms a form offers for ``scheme``: the current ones, and the term the record
         already holds (``keep``), retired or not, so that editing it does not drop it."""
