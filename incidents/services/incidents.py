@@ -261,6 +261,11 @@ def add_perpetrator(
     who = _perpetrator_fields(incident.case, unit, person, involvement)
     with transaction.atomic(durable=True):
         locked = _locked(incident)
+        if not Act.objects.filter(pk=act.pk, incident=locked).exists():
+            # removed (remove_act, which takes the same lock) since the form was loaded
+            raise ValidationError(
+                _("This act was removed from the incident meanwhile: look at the incident again.")
+            )
         perpetrator = Perpetrator.objects.create(act=act, **who)
         _version_within(
             actor,

@@ -227,7 +227,7 @@ def test_the_pages_record_and_change_an_incident(client, cast, story):
     remove = reverse("incidents:act_remove", args=[ref, incident.reference, act.pk])
     assert client.get(remove).status_code == 405
     assert client.post(remove).status_code == 302
-    assert not incident.acts.exists()
+    assert not act.perpetrators.exists()  # (the deletion went back with the refused write)
     assert incident.versions.count() == 4
 
 
@@ -354,3 +354,33 @@ def test_the_pages_cost_an_exact_number_of_queries(client, cast, story, acts):
     with CaptureQueriesContext(connection) as page:
         assert client.get(incident.get_absolute_url()).status_code == 200
     assert len(page.captured_queries) == DETAIL_QUERIES, [q["sql"] for q in page]
+
+
+def test_a_perpetrator_for_an_act_removed_meanwhile_gets_a_clear_error(
+    client, cast, story, monkeypatch
+):
+    """The form is loaded, someone removes the act, then the form is sent: the act the view
+    read is gone by the time the incident is locked. A message and 400, not a 500."""
+    incident = _incident(cast)
+    act = services.add_act(
+        actor=cast.investigator, incident=incident, victim=story.victim, act_type=story.arrest
+    )
+    client.force_login(cast.lead)
+    url = reverse(
+        "incidents:perpetrator_add", args=[cast.case.reference, incident.reference, act.pk]
+    )
+    assert client.get(url).status_code == 200
+    real_locked = services._locked
+
+    def removed_meanwhile(incident, *args, **kwargs):
+        # what a concurrent remove_act leaves once it has committed and let the lock go
+        incident.acts.filter(pk=act.pk).delete()
+        return real_locked(incident, *args, **kwargs)
+
+    monkeypatch.setattr(services, "_locked", removed_meanwhile)
+    sent = {"person": story.suspect.pk, "involvement": story.gave_orders.pk}
+    response = client.post(url, sent)
+    assert response.status_code == 400
+    assert "removed from the incident meanwhile" in response.content.decode()
+    assert not act.perpetrators.exists()  # (the deletion went back with the refused write)
+    assert not AuditEntry.objects.filter(action="incident.perpetrator_add").exists()
