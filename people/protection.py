@@ -9,6 +9,7 @@ evidence asks here.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.db import models
@@ -48,6 +49,27 @@ def forget_interviewers(person: Any) -> None:
     """Drop what ``_interviewed_by`` kept on ``person``: a testimony naming interviewers
     was logged, so who may reveal them has changed."""
     person.__dict__.pop(_INTERVIEWED, None)
+
+
+def note_interviewers(user: User | None, people: Iterable[Any], cases: Iterable[Case]) -> None:
+    """Answer ``_interviewed_by`` for ``user``, each of ``people`` and each of ``cases`` in
+    one query, kept on the person objects as it keeps its own answers: a page that asks
+    about many people (a name search) then asks no more per person."""
+    if not is_active_account(user):
+        return
+    high = [p for p in people if p.protection_level == Person.Protection.HIGH]
+    case_ids = [c.pk for c in cases]
+    if not high or not case_ids:
+        return
+    interviewed = set(
+        Testimony.objects.filter(
+            witness__in=[p.pk for p in high], case__in=case_ids, interviewers=user
+        ).values_list("witness_id", "case_id")
+    )
+    for person in high:
+        asked = person.__dict__.setdefault(_INTERVIEWED, {})
+        for case_id in case_ids:
+            asked.setdefault((user.pk, case_id), (person.pk, case_id) in interviewed)
 
 
 def _interviewed_by(user: Account, person: Any, case: Case) -> bool:

@@ -23,7 +23,7 @@ from django.conf import settings
 
 from casefiles.access import Action, can
 from people.models import CaseRole, Person
-from people.protection import reveal_refusal
+from people.protection import note_interviewers, reveal_refusal
 
 from .models import NameKey
 from .names import part_keys
@@ -133,6 +133,7 @@ def people_named(user: User, cases: list[Case], query: str) -> set[tuple[str, in
     found: set[tuple[str, int]] = set()
     roles = CaseRole.objects.filter(person_id__in=matched, case_id__in=list(by_case))
     people = {str(p.pk): p for p in Person.objects.filter(pk__in=matched)}
+    note_interviewers(user, people.values(), by_case.values())  # not a query per person
     for person_id, case_id in roles.values_list("person_id", "case_id").distinct():
         person = people[str(person_id)]
         if reveal_refusal(user, person, by_case[case_id]) is None:

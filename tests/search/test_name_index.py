@@ -120,3 +120,46 @@ def test_a_person_registered_before_names_had_parts_still_opens(cast):
     report = services.rotate_field_keys()
     assert report.reencrypted == 1
     assert Person.objects.get(pk=person.pk).enc_name_parts.startswith("athar1:")
+
+
+def _named_queries(user, query):
+    from django.test.utils import CaptureQueriesContext
+
+    from search import names_index
+    from search.query import _cases
+
+    cases = _cases(user, None)
+    with CaptureQueriesContext(connection) as queries:
+        found = names_index.people_named(user, cases, query)
+    return found, len(queries.captured_queries)
+
+
+def test_a_name_search_costs_the_same_queries_whatever_it_matches(cast):
+    """High-protection people are revealed to the interviewers of their testimony: asked
+    for all the people matched at once, not once a person."""
+    from django.utils import timezone
+
+    def high(n):
+        return [
+            register_person(cast.case, cast.lead, name_ar="ليلى حسين", protection_level="high")
+            for _ in range(n)
+        ]
+
+    (interviewed,) = high(1)
+    services.create_testimony(
+        actor=cast.lead,
+        case=cast.case,
+        witness=interviewed,
+        text="Statement.",
+        taken_at=timezone.now(),
+        language="ar",
+        mode="in_person",
+        interviewers=[cast.investigator],
+    )
+    found, one = _named_queries(cast.investigator, "Layla")
+    assert found == {(str(interviewed.pk), cast.case.pk)}
+    high(4)
+    found, five = _named_queries(cast.investigator, "Layla")
+    assert found == {(str(interviewed.pk), cast.case.pk)}  # the others' names stay hidden
+    # the name keys, the people's roles, the people, who interviewed them
+    assert (one, five) == (4, 4), "a query per person matched"
