@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 
@@ -86,16 +86,31 @@ def redact(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     return render(request, "disclosure/redact.html", values, status=status)
 
 
-def redaction_image(request: HttpRequest, ref: str, item_ref: str, redaction_id: int):
+def redaction_image(
+    request: HttpRequest, ref: str, item_ref: str, redaction_id: int
+) -> FileResponse:
     """A redacted copy's picture (a graphic item's only once revealed on its page)."""
     case, item = _item(request, ref, item_ref)
     copy = get_object_or_404(Redaction.objects.filter(item=item), pk=redaction_id)
     if not shows_real_preview(request, item.pk, item.is_graphic):
         raise Http404
-    with evidence_storage().open(copy.storage_key) as fh:
-        data = fh.read()
-    with transaction.atomic(durable=True):
-        audit.record(
-            request.user, "disclosure.redaction_view", target=item, case=case, redaction=copy.pk
-        )
-    return HttpResponse(data, content_type="image/jpeg")
+    try:
+        fh = evidence_storage().open(copy.storage_key)
+    except OSError:
+        raise Http404 from None  # the row without its file: nothing to show, nothing seen
+    try:
+        with transaction.atomic(durable=True):
+            audit.record(
+                request.user,
+                "disclosure.redaction_view",
+                target=item,
+                case=case,
+                redaction=copy.pk,
+            )
+    except BaseException:
+        fh.close()
+        raise
+    # Streamed from storage, not read whole into memory; FileResponse closes the file.
+    response = FileResponse(fh, content_type="image/jpeg")
+    response["X-Content-Type-Options"] = "nosniff"
+    return response

@@ -128,7 +128,12 @@ def test_the_redaction_page_draws_a_copy_and_shows_it(client, world, shown):
     copy = shown.redactions.get()
     image = client.get(reverse("disclosure:redaction_image", args=[*args, copy.pk]))
     assert image["Content-Type"] == "image/jpeg"
-    assert Image.open(io.BytesIO(image.content)).getpixel((140, 100)) == (0, 0, 0)
+    assert image["X-Content-Type-Options"] == "nosniff"
+    assert "no-store" in image["Cache-Control"] and image.has_header("Content-Security-Policy")
+    assert image.streaming  # from storage a block at a time, never read whole into memory
+    body = b"".join(image.streaming_content)
+    assert image["Content-Length"] == str(len(body)) == str(copy.size)
+    assert Image.open(io.BytesIO(body)).getpixel((140, 100)) == (0, 0, 0)
     assert AuditEntry.objects.filter(action="disclosure.redaction_view").count() == 1
     client.force_login(world.cast.lawyer)
     assert "Make a redacted copy" not in client.get(url).content.decode()
