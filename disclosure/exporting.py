@@ -251,17 +251,31 @@ def items_csv(rows: Iterable[dict]) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def approved_version(testimony: Testimony) -> TestimonyVersion:
-    """The version the last approval reviewed (by its hash), else the latest."""
-    approved = (
-        ReviewDecision.objects.filter(testimony=testimony, to_status="approved")
+def approved_versions(testimonies: Sequence[Testimony]) -> dict[int, TestimonyVersion]:
+    """Each testimony's version the last approval reviewed (by its hash), else its latest:
+    three queries for the whole package, whatever the number of testimonies."""
+    pks = [t.pk for t in testimonies]
+    approvals = (
+        ReviewDecision.objects.filter(testimony__in=pks, to_status="approved")
         .exclude(sha256="")
-        .order_by("-pk")
-        .values_list("sha256", flat=True)
-        .first()
+        .order_by("testimony_id", "-pk")
+        .values_list("testimony_id", "sha256")
     )
-    versions = TestimonyVersion.objects.filter(testimony=testimony).order_by("-number")
-    return (versions.filter(sha256=approved).first() if approved else None) or versions[0]
+    approved: dict[int, str] = {}
+    for testimony_id, sha256 in approvals:
+        approved.setdefault(testimony_id, sha256)  # the last approval, by pk
+    chosen: dict[int, int] = {}  # testimony -> version pk
+    latest: dict[int, int] = {}
+    versions = TestimonyVersion.objects.filter(testimony__in=pks).order_by(
+        "testimony_id", "-number"
+    )
+    for pk, testimony_id, sha256 in versions.values_list("pk", "testimony_id", "sha256"):
+        latest.setdefault(testimony_id, pk)
+        if approved.get(testimony_id) == sha256:
+            chosen.setdefault(testimony_id, pk)  # the newest version of that hash
+    wanted = {t: chosen.get(t, latest[t]) for t in latest}
+    rows = TestimonyVersion.objects.in_bulk(list(wanted.values()))
+    return {t: rows[pk] for t, pk in wanted.items()}
 
 
 def testimony_rows(
@@ -270,9 +284,10 @@ def testimony_rows(
     pks = [t.pk for t in testimonies]
     decisions, links = _decisions("testimony", pks), _links("testimony", pks)
     consents = Consents(package.case)
+    versions = approved_versions(testimonies)
     rows = []
     for n, t in enumerate(testimonies, 1):
-        version = approved_version(t)
+        version = versions[t.pk]
         row = {
             "export_id": f"{package.code}-T{n:04d}",
             "file": f"{package.code}-T{n:04d}.txt",

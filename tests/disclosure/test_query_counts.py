@@ -1,6 +1,8 @@
 """Exact query counts of the disclosure pages: the list with its request form, and a
 package's page with its preview (as the lead who decides, and as the requester)."""
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -54,3 +56,45 @@ def test_the_list_and_a_packages_page_ask_a_fixed_number_of_queries(
         )
         approve(testimony, world.cast.investigator, world.cast.lead)
     _exactly(client, django_assert_num_queries, 13, package.get_absolute_url())
+
+
+def test_a_build_asks_the_same_queries_whatever_the_number_of_testimonies(world, tmp_path):
+    """Each testimony's approved version is read for the whole package at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from disclosure.services import building
+    from people import services as people_services
+
+    from .conftest import approve
+
+    def built(name):
+        package = services.request_package(
+            actor=world.cast.lawyer,
+            case=world.case,
+            recipient=BODY,
+            purpose="prosecution",
+            select="all",
+        )
+        package = services.approve_package(actor=world.cast.lead, package=package)
+        with CaptureQueriesContext(connection) as queries:
+            building.write_bag(package, tmp_path / name)
+        testimonies = json.loads((tmp_path / name / "metadata/testimonies.json").read_text())
+        return len(testimonies), len(queries.captured_queries)
+
+    few, few_queries = built("few")
+    for n in range(3):
+        testimony = people_services.create_testimony(
+            actor=world.cast.investigator,
+            case=world.case,
+            witness=world.standard,
+            text=f"Another statement {n}.",
+            taken_at=timezone.now(),
+            language="en",
+            mode="in_person",
+        )
+        approve(testimony, world.cast.investigator, world.cast.lead)
+    many, many_queries = built("many")
+    assert many == few + 3
+    assert many_queries == few_queries, "a query per testimony"
