@@ -31,6 +31,19 @@ if TYPE_CHECKING:
 
 CUSTODY_TABLE = CustodyEvent._meta.db_table
 NOT_REDACTED = "none: the original, whole"
+# An item that goes as a redacted copy (protection or consent required it) does not carry
+# what its original's metadata could identify a person or a place by: its name and path on
+# the medium (a name, a phone's owner), where it was taken and with which camera (a
+# serial, a device someone owns), and the title when it is only the file's name, as
+# intake gives it. Each such field says so, rather than being left blank.
+WITHHELD = "withheld: the item goes as a redacted copy"
+WITHHELD_WHEN_REDACTED = (
+    "original_filename",
+    "original_path",
+    "gps_latitude",
+    "gps_longitude",
+    "camera",
+)
 ITEM_FIELDS = [
     "export_id",
     "file",
@@ -176,6 +189,11 @@ def _redaction_doc(redaction: Redaction | None) -> Any:
     }
 
 
+def _names_the_file(title: str, filename: str) -> bool:
+    stem = filename.rpartition(".")[0] or filename
+    return bool(filename) and (filename in title or (len(stem) > 3 and stem in title))
+
+
 def item_rows(
     package: Package,
     items: Sequence[EvidenceItem],
@@ -228,6 +246,10 @@ def item_rows(
                 "redaction": _redaction_doc(redaction),
             }
         )
+        if redaction is not None:
+            rows[-1].update(dict.fromkeys(WITHHELD_WHEN_REDACTED, WITHHELD))
+            if _names_the_file(item.title, item.original_filename):
+                rows[-1]["title"] = WITHHELD  # the intake's default title: the file's name
     return rows, named
 
 

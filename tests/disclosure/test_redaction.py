@@ -2,6 +2,7 @@
 only as a redacted copy an investigator drew: the original stays out, untouched, and the
 copy names its original's hash, the regions and who made it."""
 
+import csv
 import io
 import json
 import subprocess
@@ -138,3 +139,68 @@ def test_the_redaction_page_draws_a_copy_and_shows_it(client, world, shown):
     client.force_login(world.cast.lawyer)
     assert "Make a redacted copy" not in client.get(url).content.decode()
     assert client.post(url, {"regions": "1,1,5,5", "reason": "x"}).status_code == 403
+
+
+def test_a_redacted_item_carries_none_of_its_originals_identifying_metadata(world, tmp_path):
+    """Its name and path on the medium, GPS and camera could name the person or place the
+    copy covers: each is marked withheld in items.json and items.csv, and none of the
+    original's values is anywhere in the bag."""
+    from disclosure.exporting import WITHHELD, WITHHELD_WHEN_REDACTED
+    from tests.evidence.helpers import take_in
+    from tests.evidence.images import jpeg_bytes
+
+    from .conftest import approve
+
+    picture = jpeg_bytes(
+        7, make="Nikon", model="D7000 #3301-serial", gps=((33, 34, 16), "N", (36, 24, 8), "E")
+    )
+    files = {"Douma-Ahmad/Ahmad-Darwish-at-home.jpg": picture}
+    batch = take_in(world.case, world.cast.investigator, files, tmp_path / "medium")
+    item = batch.items.get()
+    provenance = item.provenance
+    secrets = [
+        item.original_filename,
+        item.original_path,
+        "Douma-Ahmad",
+        "Nikon",
+        "3301-serial",
+        str(provenance.gps_latitude),
+        str(provenance.gps_longitude),
+    ]
+    assert provenance.camera_make == "Nikon" and provenance.gps_latitude is not None
+    approve(item, world.cast.investigator, world.cast.lead)
+    evidence_services.record_identification(
+        actor=world.cast.investigator,
+        item=item,
+        witness=world.standard,
+        identified=world.critical,
+        confidence="certain",
+        method="photo",
+        identified_on=timezone.now().date(),
+    )
+    services.redact_item(actor=world.cast.investigator, item=item, regions=REGION, reason="Face.")
+    package = services.approve_package(actor=world.cast.lead, package=_request(world))
+    bag = tmp_path / "bag"
+    call_command("disclosure", "build", str(package.pk), "--out", str(bag), stdout=io.StringIO())
+    rows = json.loads((bag / "metadata/items.json").read_text())
+    redacted = next(r for r in rows if r["reference"] == item.reference)
+    whole = next(r for r in rows if r["payload"].startswith("originals/"))
+    assert redacted["payload"].startswith("redacted/")
+    for name in WITHHELD_WHEN_REDACTED:
+        assert redacted[name] == WITHHELD, name
+        assert whole[name] not in ("", WITHHELD), name  # a whole original keeps its own
+    with (bag / "metadata/items.csv").open(newline="", encoding="utf-8") as fh:
+        csv_row = next(r for r in csv.DictReader(fh) if r["reference"] == item.reference)
+    assert all(csv_row[name] == WITHHELD for name in WITHHELD_WHEN_REDACTED)
+    assert redacted["title"] == WITHHELD  # intake's title: the file's name
+    # Anywhere in the bag. (Not yet the audit excerpt: the intake's entry names each file's
+    # path, and the entry is bound into the hash chain as a whole.)
+    audit = bag / "metadata/audit/entries.jsonl"
+    everything = b"\n".join(p.read_bytes() for p in bag.rglob("*") if p.is_file() and p != audit)
+    for value in secrets:
+        assert value.encode() not in everything, value
+    result = subprocess.run([BAGIT, "--validate", str(bag)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    out = io.StringIO()
+    call_command("verify_package", str(bag), stdout=out)
+    assert out.getvalue().startswith("OK: 4 payload files, 3 custody chains")
