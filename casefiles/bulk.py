@@ -26,16 +26,21 @@ def insert_rows(
     *,
     ignore_conflicts: bool = False,
     returning: bool = False,
+    also_returning: Sequence[str] = (),
 ) -> list[Any] | None:
     """INSERT ``rows`` (dicts keyed by field attname: ``case_id``, not ``case``).
 
     Every row names the same fields; a field not named takes its default, as in
     ``Model()``. With ``returning``, the primary keys of the rows written are returned
     (in no promised order: multi-row ``INSERT ... RETURNING``); otherwise nothing, and
-    the caller reads back what it needs.
+    the caller reads back what it needs. ``also_returning`` (columns, with ``returning``):
+    each row's primary key comes with them, as a tuple ``(pk, *columns)``, so the caller
+    can tell which row got which key.
     """
     if returning and ignore_conflicts:
         raise ValueError("returning and ignore_conflicts do not go together")
+    if also_returning and not returning:
+        raise ValueError("also_returning needs returning")
     if not rows:
         return [] if returning else None
     meta = model._meta
@@ -74,7 +79,7 @@ def insert_rows(
             sql.removesuffix(f"VALUES ({marks})"),
             marks,
             params,
-            cast(str, meta.pk.column),
+            [cast(str, meta.pk.column), *also_returning],
         )
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
@@ -82,19 +87,22 @@ def insert_rows(
 
 
 def _insert_returning(
-    connection, head: str, marks: str, params: list[list[Any]], pk_column: str
+    connection, head: str, marks: str, params: list[list[Any]], columns: list[str]
 ) -> list[Any]:
-    """Multi-row VALUES with RETURNING the primary key (PostgreSQL; SQLite 3.35+)."""
+    """Multi-row VALUES with RETURNING the primary key (PostgreSQL; SQLite 3.35+), alone
+    or as the first of ``columns``."""
     width = len(params[0])
     per = max(1, min(connection.features.max_query_params or 65535, 65535) // width)
+    returned = ", ".join(connection.ops.quote_name(c) for c in columns)
     pks: list[Any] = []
     with connection.cursor() as cursor:
         for i in range(0, len(params), per):
             chunk = params[i : i + per]
             values = ", ".join([f"({marks})"] * len(chunk))
             cursor.execute(
-                f"{head}VALUES {values} RETURNING {connection.ops.quote_name(pk_column)}",
+                f"{head}VALUES {values} RETURNING {returned}",
                 [value for row in chunk for value in row],
             )
-            pks += [row[0] for row in cursor.fetchall()]
+            got = cursor.fetchall()
+            pks += [row[0] for row in got] if len(columns) == 1 else [tuple(r) for r in got]
     return pks
