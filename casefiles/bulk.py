@@ -14,10 +14,62 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from django.db import connections, router
-from django.db.models import Model
+from django.db import connections, models, router
+from django.db.models import Field, Model
 from django.db.models.constants import OnConflict
 from django.utils import timezone
+
+# Fields whose value, when it is already of the type the column takes (or None), may be
+# sent as it is: their ``get_db_prep_save`` gives it back unchanged, through three or four
+# calls a value (on a chunk of intake, 130,000 values). Whether it does is asked of the
+# field once per database (psycopg wraps integers, for one), with a value of that type;
+# tests/casefiles/test_bulk.py checks the claim on both databases for every such field of
+# every model. A field of another class (a subclass too: it may prepare values its own
+# way) always goes through it.
+PLAIN_TYPES: dict[type[Field[Any, Any]], type] = {
+    models.CharField: str,
+    models.TextField: str,
+    models.SlugField: str,
+    models.IntegerField: int,
+    models.BigIntegerField: int,
+    models.SmallIntegerField: int,
+    models.PositiveIntegerField: int,
+    models.PositiveBigIntegerField: int,
+    models.PositiveSmallIntegerField: int,
+    models.AutoField: int,
+    models.BigAutoField: int,
+    models.SmallAutoField: int,
+}
+_PROBES: dict[type, Any] = {str: "EV-000001", int: 1}
+_sent_as_is: dict[tuple[Field[Any, Any], str], type | None] = {}
+
+
+def plain_type(field: Field[Any, Any], connection: Any) -> type | None:
+    """The type of value ``field`` sends as it is to ``connection``'s database, or None."""
+    key = (field, connection.alias)
+    if key not in _sent_as_is:
+        plain = _declared_plain(field)
+        if plain is not None:
+            probe = _PROBES[plain]
+            if field.get_db_prep_save(probe, connection) is not probe:
+                plain = None
+        _sent_as_is[key] = plain
+    return _sent_as_is[key]
+
+
+def _declared_plain(field: Field[Any, Any]) -> type | None:
+    if type(field) is models.ForeignKey or type(field) is models.OneToOneField:
+        return _declared_plain(field.target_field)
+    return PLAIN_TYPES.get(type(field))
+
+
+def _prepare(field: Field[Any, Any], connection: Any) -> Any:
+    """A function preparing one value of ``field`` for the database."""
+    plain = plain_type(field, connection)
+    prep = field.get_db_prep_save
+    if plain is None:
+        return lambda value: prep(value, connection)
+    return lambda value: value if value is None or type(value) is plain else prep(value, connection)
 
 
 def insert_rows(
@@ -26,16 +78,21 @@ def insert_rows(
     *,
     ignore_conflicts: bool = False,
     returning: bool = False,
+    also_returning: Sequence[str] = (),
 ) -> list[Any] | None:
     """INSERT ``rows`` (dicts keyed by field attname: ``case_id``, not ``case``).
 
     Every row names the same fields; a field not named takes its default, as in
     ``Model()``. With ``returning``, the primary keys of the rows written are returned
     (in no promised order: multi-row ``INSERT ... RETURNING``); otherwise nothing, and
-    the caller reads back what it needs.
+    the caller reads back what it needs. ``also_returning`` (columns, with ``returning``):
+    each row's primary key comes with them, as a tuple ``(pk, *columns)``, so the caller
+    can tell which row got which key.
     """
     if returning and ignore_conflicts:
         raise ValueError("returning and ignore_conflicts do not go together")
+    if also_returning and not returning:
+        raise ValueError("also_returning needs returning")
     if not rows:
         return [] if returning else None
     meta = model._meta
@@ -65,16 +122,15 @@ def insert_rows(
     )
     if suffix := ops.on_conflict_suffix_sql(named, on_conflict, None, None):
         sql += f" {suffix}"
-    params = [
-        [f.get_db_prep_save(row[f.attname], connection) for f in named] + constant for row in rows
-    ]
+    preps = [(f.attname, _prepare(f, connection)) for f in named]
+    params = [[prep(row[name]) for name, prep in preps] + constant for row in rows]
     if returning:
         return _insert_returning(
             connection,
             sql.removesuffix(f"VALUES ({marks})"),
             marks,
             params,
-            cast(str, meta.pk.column),
+            [cast(str, meta.pk.column), *also_returning],
         )
     with connection.cursor() as cursor:
         cursor.executemany(sql, params)
@@ -82,19 +138,22 @@ def insert_rows(
 
 
 def _insert_returning(
-    connection, head: str, marks: str, params: list[list[Any]], pk_column: str
+    connection, head: str, marks: str, params: list[list[Any]], columns: list[str]
 ) -> list[Any]:
-    """Multi-row VALUES with RETURNING the primary key (PostgreSQL; SQLite 3.35+)."""
+    """Multi-row VALUES with RETURNING the primary key (PostgreSQL; SQLite 3.35+), alone
+    or as the first of ``columns``."""
     width = len(params[0])
     per = max(1, min(connection.features.max_query_params or 65535, 65535) // width)
+    returned = ", ".join(connection.ops.quote_name(c) for c in columns)
     pks: list[Any] = []
     with connection.cursor() as cursor:
         for i in range(0, len(params), per):
             chunk = params[i : i + per]
             values = ", ".join([f"({marks})"] * len(chunk))
             cursor.execute(
-                f"{head}VALUES {values} RETURNING {connection.ops.quote_name(pk_column)}",
+                f"{head}VALUES {values} RETURNING {returned}",
                 [value for row in chunk for value in row],
             )
-            pks += [row[0] for row in cursor.fetchall()]
+            got = cursor.fetchall()
+            pks += [row[0] for row in got] if len(columns) == 1 else [tuple(r) for r in got]
     return pks

@@ -178,12 +178,9 @@ def _write_results(
             )
         )
         in_case.add(sf.pk)
-    insert_rows(EvidenceItem, rows)
-    pks = dict(
-        EvidenceItem.objects.filter(case=case, reference__in=references).values_list(
-            "reference", "pk"
-        )
-    )
+    # The rows' keys come back with their references (in no promised order).
+    written = insert_rows(EvidenceItem, rows, returning=True, also_returning=("reference",))
+    pks = {reference: pk for pk, reference in written or []}
     item_pks = [pks[reference] for reference in references]
     insert_rows(
         Provenance,

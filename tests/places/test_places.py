@@ -2,6 +2,7 @@
 in English and Arabic, searchable in either script; a photo's GPS position resolved
 offline to its nearest town and shown on the item's page."""
 
+import random
 import socket
 from io import StringIO
 
@@ -89,6 +90,39 @@ def test_a_position_resolves_to_its_nearest_town_offline():
     )
     assert aleppo is not None and aleppo.name == "Aleppo"
     assert nowhere is None and not_a_number is None
+
+
+@pytest.mark.parametrize(
+    "position",
+    [(33.5587, 36.3651), (35.0, 38.5), (52.52, 13.4), (-90.0, 0.0), (0.0, -140.0), (89.9, 170)],
+)
+def test_the_grid_finds_the_town_a_search_of_every_town_finds(position):
+    """Near towns (Damascus's suburbs, the Syrian desert, Berlin) and far from any (the
+    poles, the Pacific, where the coarse grid answers): the nearest in degrees."""
+    data = geocode.towns()
+    lat, lon = position
+    distance = [(t["latitude"] - lat) ** 2 + (t["longitude"] - lon) ** 2 for t in data.locations]
+    assert distance[data.nearest(lat, lon)] == min(distance)
+
+
+def test_the_grid_finds_the_nearest_town_across_its_cells():
+    """Positions spread over Syria and its neighbours: the nearest town is often in the
+    cell beside a position's own, past a farther one in its own."""
+    data = geocode.towns()
+    around = [
+        i
+        for i, t in enumerate(data.locations)
+        if 25 <= t["latitude"] <= 45 and 28 <= t["longitude"] <= 50
+    ]
+    rnd = random.Random(15)
+    for _ in range(300):
+        lat, lon = rnd.uniform(32.0, 37.5), rnd.uniform(35.5, 42.5)
+
+        def distance(i, lat=lat, lon=lon):
+            t = data.locations[i]
+            return (t["latitude"] - lat) ** 2 + (t["longitude"] - lon) ** 2
+
+        assert distance(data.nearest(lat, lon)) == min(map(distance, around)), (lat, lon)
 
 
 @pytest.fixture
