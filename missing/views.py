@@ -20,7 +20,7 @@ from casefiles import audit
 from casefiles.access import account_of, get_case_for_user
 from evidence import graphic
 from evidence.views import thumbnail_url
-from people.models import CaseRole, Person
+from people.models import CaseRole, Person, RoleKind
 
 from .forms import IdentifyForm, ProfileForm, SessionForm, StatusForm
 from .models import Antemortem, Candidate, Profile, Session
