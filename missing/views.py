@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from casefiles import audit
 from casefiles.access import account_of, get_case_for_user
@@ -64,8 +64,16 @@ def missing_list(request: HttpRequest, ref: str) -> HttpResponse:
         .select_related("person", "last_seen_place")
         .order_by("person__code")
     )
+    victims = (
+        CaseRole.objects.filter(case=case, role=RoleKind.VICTIM)
+        .exclude(person__antemortem_profile__isnull=False)
+        .values("person_id")
+    )
+    without = list(Person.objects.visible_to(request.user).filter(pk__in=victims).order_by("code"))
     audit.record(request.user, "missing.list", case=case, people=[p.person.code for p in profiles])
-    return render(request, "missing/list.html", {"case": case, "profiles": profiles})
+    return render(
+        request, "missing/list.html", {"case": case, "profiles": profiles, "without": without}
+    )
 
 
 def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
@@ -153,9 +161,10 @@ def profile_edit(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     )
 
 
-@require_POST
 def status_change(request: HttpRequest, ref: str, code: str) -> HttpResponse:
-    case, person, profile = _profile(request, ref, code)
+    case, person, profile = _profile(request, ref, code)  # first: to an outsider, none
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     if profile is None:
         raise Http404
     form = StatusForm(request.POST)
@@ -259,10 +268,11 @@ def _candidate(session: Session, candidate_id: int) -> Candidate:
     )
 
 
-@require_POST
 def candidate_show(request: HttpRequest, ref: str, session_id: int, candidate_id: int):
     case, actor, session = _session(request, ref, session_id)
     candidate = _candidate(session, candidate_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     services.show_candidate(actor=actor, case=case, candidate=candidate)
     graphic.remember_reveal(request, candidate.item_id)  # the family chose to look
     return redirect(
@@ -270,10 +280,11 @@ def candidate_show(request: HttpRequest, ref: str, session_id: int, candidate_id
     )
 
 
-@require_POST
 def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidate_id: int):
     case, actor, session = _session(request, ref, session_id)
     candidate = _candidate(session, candidate_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     form = IdentifyForm(request.POST)
     if form.is_valid():
         try:
