@@ -148,6 +148,7 @@ INSTALLED_APPS = [
     "disclosure",
     "places",
     "incidents",
+    "missing",
     "demo",
 ]
 

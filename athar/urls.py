@@ -17,6 +17,7 @@ urlpatterns = [
     path("", include("disclosure.urls")),
     path("", include("places.urls")),
     path("", include("incidents.urls")),
+    path("", include("missing.urls")),
 ]
 
 handler404 = "django.views.defaults.page_not_found"

@@ -27,7 +27,7 @@ from people import crypto
 from people import services as people_services
 from people.models import CaseRole, Consent, Identity, Person, Relation, Testimony
 
-from . import incidents, lawyers, photos, story
+from . import incidents, lawyers, missing, photos, story
 
 
 class Seeder:
@@ -51,6 +51,7 @@ class Seeder:
         self.identification()
         lawyers.LawyersWork(self).run()
         incidents.IncidentStory(self).run()
+        missing.MissingStory(self).run()
         self.checkpoint()
         return self.created
 

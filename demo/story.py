@@ -319,3 +319,19 @@ INCIDENT: dict[str, Any] = {
     ],
     "links": ["photo", "testimony", "RS-7-1-e.1"],
 }
+
+# The victim's antemortem profile (missing app): what his mother told the case of him,
+# protected like his identity. The lead prepares a family session from it in the demo.
+MISSING: dict[str, Any] = {
+    "person": "victim",
+    "by": "investigator",
+    "physical": "About 1.75 m, slim, dark curly hair, brown eyes (fictional).",
+    "clothing": "A grey jacket over a blue shirt, jeans, black trainers (fictional).",
+    "marks": "A scar above the left eyebrow from a childhood fall (fictional).",
+    "dental": "A chipped upper front tooth (fictional).",
+    "last_seen_text": "Taken from a bus at a checkpoint on the airport road (fictional).",
+    "last_seen_on": date(2012, 11, 18),
+    "last_seen_place": "SY-DI",
+    "detainee_number": "4417/000 (fictional)",
+    "family_contact": "His mother, through the case lead; +000 0000 0001 (fictional).",
+}

@@ -26,6 +26,7 @@ GUARDED = {
     "legal_assessment",
     "legal_comment",
     "incidents_incidentversion",
+    "missing_statuschange",
 }
 
 # What a migration altering the table does on SQLite: copy it into a new table (which has

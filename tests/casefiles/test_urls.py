@@ -113,6 +113,15 @@ def values(cast, tmp_path):
         act_type=Term.objects.get(scheme="act_type", code="030101000000"),
     )
     incident_link = incidents.link_record(actor=cast.lead, incident=incident, record=item)
+    from missing.models import Antemortem
+    from missing.services import missing as missing_services
+
+    profile = missing_services.save_profile(
+        actor=cast.lead, case=cast.case, person=person, values=Antemortem()
+    )
+    session = missing_services.prepare_session(
+        actor=cast.lead, case=cast.case, profile=profile, family_member=victim
+    )
     search = searches.save_search(actor=cast.lead, case=cast.case, name="All", query="")
     job = bulk.start_bulk(
         actor=cast.lead,
@@ -146,6 +155,8 @@ def values(cast, tmp_path):
         "incident_ref": incident.reference,
         "act_id": str(act.pk),
         "incident_link_id": str(incident_link.pk),
+        "session_id": str(session.pk),
+        "candidate_id": str(session.candidates.get().pk),
     }
 
 

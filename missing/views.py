@@ -1,0 +1,315 @@
+"""The missing: a case's missing people, a victim's antemortem profile (revealed on
+request, audited), its status and history, and family identification sessions, which
+only the case lead runs. An outsider gets 404 from ``get_case_for_user``; a member the
+rule refuses gets 403; bad input gets the form again with what was typed."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from casefiles import audit
+from casefiles.access import account_of, get_case_for_user
+from evidence import graphic
+from evidence.views import thumbnail_url
+from people.models import CaseRole, Person, RoleKind
+
+from .forms import IdentifyForm, ProfileForm, SessionForm, StatusForm
+from .models import Antemortem, Candidate, Profile, Session
+from .services import missing as services
+
+
+def _person(request: HttpRequest, ref: str, code: str):
+    case = get_case_for_user(request.user, ref)
+    in_case = CaseRole.objects.filter(case=case).values("person_id")
+    person = get_object_or_404(
+        Person.objects.visible_to(request.user).filter(pk__in=in_case), code=code
+    )
+    return case, person
+
+
+def _profile(request: HttpRequest, ref: str, code: str):
+    case, person = _person(request, ref, code)
+    profile = (
+        Profile.objects.visible_to(request.user)
+        .filter(case=case, person=person)
+        .select_related("last_seen_place", "facility")
+        .first()
+    )
+    return case, person, profile
+
+
+def _form_errors(form: Any, exc: ValidationError) -> None:
+    if hasattr(exc, "error_dict"):
+        for field, errors in exc.error_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)
+
+
+@require_GET
+def missing_list(request: HttpRequest, ref: str) -> HttpResponse:
+    case = get_case_for_user(request.user, ref)
+    profiles = list(
+        Profile.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("person", "last_seen_place")
+        .order_by("person__code")
+    )
+    victims = (
+        CaseRole.objects.filter(case=case, role=RoleKind.VICTIM)
+        .exclude(person__antemortem_profile__isnull=False)
+        .values("person_id")
+    )
+    without = list(Person.objects.visible_to(request.user).filter(pk__in=victims).order_by("code"))
+    audit.record(request.user, "missing.list", case=case, people=[p.person.code for p in profiles])
+    return render(
+        request, "missing/list.html", {"case": case, "profiles": profiles, "without": without}
+    )
+
+
+def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    """The profile: its status, history and sessions; its protected fields on a POST
+    that reveals them (audited), for whoever may reveal the person."""
+    if request.method not in ("GET", "POST"):
+        return HttpResponseNotAllowed(["GET", "POST"])
+    case, person, profile = _profile(request, ref, code)
+    actor = account_of(request)
+    refusal = services.profile_refusal(actor, case, person)
+    revealed: Antemortem | None = None
+    if request.method == "POST":
+        if profile is None:
+            raise Http404
+        revealed = services.reveal_profile(actor=actor, case=case, profile=profile)
+    history = list(profile.history.select_related("changed_by")) if profile else []
+    sessions = list(profile.sessions.all()) if profile else []
+    return render(
+        request,
+        "missing/profile.html",
+        {
+            "case": case,
+            "person": person,
+            "profile": profile,
+            "refusal": refusal,
+            "revealed": revealed,
+            "history": history,
+            "sessions": sessions,
+            "status_form": StatusForm(initial={"status": profile.status}) if profile else None,
+            "is_lead": services.lead_refusal(actor, case) is None,
+        },
+    )
+
+
+def profile_edit(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person, profile = _profile(request, ref, code)
+    actor = account_of(request)
+    if refusal := services.profile_refusal(actor, case, person):
+        raise PermissionDenied(refusal)
+    if request.method == "POST":
+        form = ProfileForm(request.POST)
+        if form.is_valid():
+            data = form.cleaned_data
+            values = Antemortem(**{k: data[k].strip() for k in asdict(Antemortem())})
+            try:
+                services.save_profile(
+                    actor=actor,
+                    case=case,
+                    person=person,
+                    values=values,
+                    last_seen_on=data["last_seen_on"],
+                    last_seen_place=data["last_seen_place"],
+                    facility=data["facility"],
+                )
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                messages.success(request, _("Antemortem profile saved."))
+                return redirect("missing:profile", case.reference, person.code)
+        status = 400
+    elif request.method == "GET":
+        initial: dict[str, Any] = {}
+        if profile is not None:  # to change it one must see it: a reveal, audited
+            opened = services.reveal_profile(actor=actor, case=case, profile=profile)
+            initial = {
+                **asdict(opened),
+                "last_seen_on": profile.last_seen_on,
+                "last_seen_place": profile.last_seen_place_id,
+                "facility": profile.facility_id,
+            }
+        form, status = ProfileForm(initial=initial), 200
+    else:
+        return HttpResponseNotAllowed(["GET", "POST"])
+    return render(
+        request,
+        "missing/form.html",
+        {
+            "case": case,
+            "person": person,
+            "form": form,
+            "title": _("Antemortem profile of %(code)s") % {"code": person.code},
+            "back": reverse("missing:profile", args=[case.reference, person.code]),
+        },
+        status=status,
+    )
+
+
+def status_change(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person, profile = _profile(request, ref, code)  # first: to an outsider, none
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    if profile is None:
+        raise Http404
+    form = StatusForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose a status from the list."))
+    else:
+        services.change_status(
+            actor=account_of(request),
+            case=case,
+            profile=profile,
+            status=form.cleaned_data["status"],
+            reason=form.cleaned_data["reason"],
+        )
+        messages.success(request, _("Status changed."))
+    return redirect("missing:profile", case.reference, person.code)
+
+
+def session_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    case, person, profile = _profile(request, ref, code)
+    actor = account_of(request)
+    if refusal := services.lead_refusal(actor, case):
+        raise PermissionDenied(refusal)
+    if profile is None:
+        raise Http404
+    in_case = CaseRole.objects.filter(case=case).exclude(person=person).values("person_id")
+    people = Person.objects.filter(pk__in=in_case).order_by("code")
+    if request.method == "POST":
+        form = SessionForm(request.POST, people=people)
+        if form.is_valid():
+            try:
+                session = services.prepare_session(
+                    actor=actor, case=case, profile=profile, **form.cleaned_data
+                )
+            except ValidationError as exc:
+                _form_errors(form, exc)
+            else:
+                return redirect("missing:session", case.reference, session.pk)
+        status = 400
+    elif request.method == "GET":
+        form = SessionForm(
+            people=people,
+            initial={"facility": profile.facility_id, "taken_from": profile.last_seen_on},
+        )
+        status = 200
+    else:
+        return HttpResponseNotAllowed(["GET", "POST"])
+    return render(
+        request,
+        "missing/form.html",
+        {
+            "case": case,
+            "person": person,
+            "form": form,
+            "title": _("Prepare a family identification session for %(code)s")
+            % {"code": person.code},
+            "back": reverse("missing:profile", args=[case.reference, person.code]),
+        },
+        status=status,
+    )
+
+
+def _session(request: HttpRequest, ref: str, session_id: int):
+    case = get_case_for_user(request.user, ref)
+    actor = account_of(request)
+    if refusal := services.lead_refusal(actor, case):
+        raise PermissionDenied(refusal)
+    session = get_object_or_404(
+        Session.objects.visible_to(request.user)
+        .filter(case=case)
+        .select_related("profile__person", "family_member"),
+        pk=session_id,
+    )
+    return case, actor, session
+
+
+@require_GET
+def session_detail(request: HttpRequest, ref: str, session_id: int) -> HttpResponse:
+    case, actor, session = _session(request, ref, session_id)
+    candidates = list(session.candidates.select_related("item", "identification"))
+    for candidate in candidates:  # only a photo the family chose to see is sent at all
+        candidate.url = (
+            thumbnail_url(actor, case.reference, candidate.item.reference, candidate.item_id)
+            if candidate.shown_at
+            else ""
+        )
+    return render(
+        request,
+        "missing/session.html",
+        {
+            "case": case,
+            "session": session,
+            "candidates": candidates,
+            "identify_form": IdentifyForm(),
+        },
+    )
+
+
+def _candidate(session: Session, candidate_id: int) -> Candidate:
+    return get_object_or_404(
+        session.candidates.select_related("item", "session__profile"), pk=candidate_id
+    )
+
+
+def candidate_show(request: HttpRequest, ref: str, session_id: int, candidate_id: int):
+    case, actor, session = _session(request, ref, session_id)
+    candidate = _candidate(session, candidate_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    services.show_candidate(actor=actor, case=case, candidate=candidate)
+    graphic.remember_reveal(request, candidate.item_id)  # the family chose to look
+    return redirect(
+        reverse("missing:session", args=[case.reference, session.pk]) + f"#c{candidate.pk}"
+    )
+
+
+def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidate_id: int):
+    case, actor, session = _session(request, ref, session_id)
+    candidate = _candidate(session, candidate_id)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = IdentifyForm(request.POST)
+    if form.is_valid():
+        try:
+            services.identify(actor=actor, case=case, candidate=candidate, **form.cleaned_data)
+        except ValidationError as exc:
+            _form_errors(form, exc)
+        else:
+            messages.success(request, _("Identification recorded; the victim's status follows."))
+            return redirect("missing:session", case.reference, session.pk)
+    candidates = list(session.candidates.select_related("item", "identification"))
+    for other in candidates:
+        other.url = (
+            thumbnail_url(actor, case.reference, other.item.reference, other.item_id)
+            if other.shown_at
+            else ""
+        )
+    return render(
+        request,
+        "missing/session.html",
+        {
+            "case": case,
+            "session": session,
+            "candidates": candidates,
+            "identify_form": form,
+            "failed": candidate.pk,
+        },
+        status=400,
+    )

@@ -1,0 +1,174 @@
+from datetime import date
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import connection
+
+from casefiles.access import INVESTIGATOR_GROUP
+from casefiles.models import AuditEntry
+from evidence.models import Identification
+from missing.models import Antemortem, Profile, StatusChange
+from missing.services import missing as services
+from tests.factories import MembershipFactory, UserFactory, register_person
+
+from .conftest import FAMILY_CONTACT, MARKS
+
+pytestmark = pytest.mark.django_db
+
+
+def _dump_all_tables() -> str:
+    """Every row of every table, as text, the way a stolen backup could be read."""
+    chunks = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names(cursor):
+            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+            for row in cursor.fetchall():
+                chunks.append(" ".join(map(str, row)))
+    return "\n".join(chunks)
+
+
+def test_the_database_holds_no_plaintext_antemortem_field_nor_family_contact(cast, missing):
+    dump = _dump_all_tables()
+    assert missing.victim.code in dump  # the dump is real
+    for secret in [FAMILY_CONTACT, "963955000111", "أخوه عمر", MARKS, "Grey jacket", "Chipped"]:
+        assert secret not in dump
+    assert (
+        services.reveal_profile(
+            actor=cast.lead, case=cast.case, profile=missing.profile
+        ).family_contact
+        == FAMILY_CONTACT
+    )
+
+
+def test_a_reveal_is_audited_and_refused_to_those_who_may_not_reveal(cast, missing):
+    services.reveal_profile(actor=cast.investigator, case=cast.case, profile=missing.profile)
+    assert AuditEntry.objects.filter(action="missing.profile_reveal").count() == 1
+    for user in (cast.observer, cast.lawyer, cast.outsider):
+        with pytest.raises(PermissionDenied):
+            services.reveal_profile(actor=user, case=cast.case, profile=missing.profile)
+    assert AuditEntry.objects.filter(action="missing.profile_reveal").count() == 1
+
+
+def test_a_critical_person_s_profile_opens_only_to_the_lead_and_registrar(cast, missing):
+    victim = register_person(
+        cast.case, cast.investigator, role="victim", protection_level="critical"
+    )
+    profile = services.save_profile(
+        actor=cast.investigator, case=cast.case, person=victim, values=Antemortem(marks="x")
+    )
+    services.reveal_profile(actor=cast.lead, case=cast.case, profile=profile)
+    other = UserFactory(username="inv2", groups=[INVESTIGATOR_GROUP])
+    MembershipFactory(user=other, case=cast.case, role="investigator")
+    with pytest.raises(PermissionDenied):
+        services.reveal_profile(actor=other, case=cast.case, profile=profile)
+    with pytest.raises(PermissionDenied):
+        services.save_profile(actor=other, case=cast.case, person=victim, values=Antemortem())
+
+
+def test_status_changes_are_kept_and_audited(cast, missing):
+    services.change_status(
+        actor=cast.lead, case=cast.case, profile=missing.profile, status="detained", reason="seen"
+    )
+    history = list(StatusChange.objects.filter(profile=missing.profile).values_list("old", "new"))
+    assert history == [("", "missing"), ("missing", "detained")]
+    assert AuditEntry.objects.filter(action="missing.status").count() == 1
+    with pytest.raises(ValueError):
+        StatusChange.objects.first().delete()
+    with pytest.raises(ValidationError):
+        services.change_status(
+            actor=cast.lead, case=cast.case, profile=missing.profile, status="gone", reason=""
+        )
+
+
+def test_candidates_filter_by_body_number_and_date(cast, missing):
+    found = services.candidates_for(cast.case, number_from=8, number_to=20)
+    assert [i.original_filename for i in found] == ["DSC_0012.JPG", "DSC_0020.JPG"]
+    found = services.candidates_for(
+        cast.case, taken_from=date(2013, 8, 11), taken_to=date(2013, 8, 11)
+    )
+    assert [i.original_filename for i in found] == ["DSC_0012.JPG"]
+
+
+def test_only_the_lead_prepares_and_runs_a_session(cast, missing):
+    for user in (cast.investigator, cast.observer, cast.lawyer, cast.outsider):
+        with pytest.raises(PermissionDenied):
+            services.prepare_session(
+                actor=user, case=cast.case, profile=missing.profile, family_member=missing.mother
+            )
+    session = services.prepare_session(
+        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
+    )
+    candidate = session.candidates.first()
+    with pytest.raises(PermissionDenied):
+        services.show_candidate(actor=cast.investigator, case=cast.case, candidate=candidate)
+
+
+def test_a_session_shows_audits_each_photo_and_the_status_follows(cast, missing):
+    session = services.prepare_session(
+        actor=cast.lead,
+        case=cast.case,
+        profile=missing.profile,
+        family_member=missing.mother,
+        number_from=7,
+        number_to=12,
+    )
+    first, second = session.candidates.all()
+    with pytest.raises(ValidationError):  # not looked at yet
+        services.identify(
+            actor=cast.lead,
+            case=cast.case,
+            candidate=first,
+            confidence="certain",
+            consent=True,
+            present="Lead, mother",
+            status="identified",
+        )
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=first)
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=second)
+    shown = AuditEntry.objects.filter(action="missing.photo_shown")
+    assert sorted(e.target_id for e in shown) == sorted(str(c.item_id) for c in (first, second))
+    with pytest.raises(ValidationError):  # no consent
+        services.identify(
+            actor=cast.lead,
+            case=cast.case,
+            candidate=second,
+            confidence="certain",
+            consent=False,
+            present="Lead, mother",
+            status="identified",
+        )
+    identification = services.identify(
+        actor=cast.lead,
+        case=cast.case,
+        candidate=second,
+        confidence="probable",
+        consent=True,
+        present="Lead, mother, a psychologist",
+        status="identified",
+    )
+    assert identification.witness == missing.mother and identification.identified == missing.victim
+    assert identification.item == missing.items[12]
+    assert Identification.objects.filter(item=missing.items[12]).count() == 1
+    assert Profile.objects.get(pk=missing.profile.pk).status == "identified"
+    assert AuditEntry.objects.filter(action="missing.identified").count() == 1
+    assert AuditEntry.objects.filter(action="missing.status").count() == 1
+
+
+def test_a_family_member_of_another_case_is_refused(cast, missing, case):
+    with pytest.raises(ValidationError):
+        services.prepare_session(
+            actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.victim
+        )
+
+
+def test_save_profile_audits_fields_never_values(cast, missing):
+    services.save_profile(
+        actor=cast.investigator,
+        case=cast.case,
+        person=missing.victim,
+        values=Antemortem(family_contact="changed"),
+    )
+    entry = AuditEntry.objects.filter(action="missing.profile_save").last()
+    assert "family_contact" in str(entry.details) and "changed" not in str(
+        {k: v for k, v in entry.details.items() if k != "fields"}
+    )

@@ -1,0 +1,163 @@
+"""The missing pages: who may open them, what bad input gets, and their query counts."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from casefiles.models import AuditEntry
+from missing.models import Candidate, Profile
+from missing.services import missing as services
+
+from .conftest import FAMILY_CONTACT
+
+pytestmark = pytest.mark.django_db
+CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0  # an audit entry locks the chain
+
+
+def _session(cast, missing):
+    return services.prepare_session(
+        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
+    )
+
+
+def _url(name, cast, *args):
+    return reverse(f"missing:{name}", args=[cast.case.reference, *args])
+
+
+def test_the_profile_shows_the_family_contact_only_after_an_audited_reveal(client, cast, missing):
+    client.force_login(cast.investigator)
+    url = _url("profile", cast, missing.victim.code)
+    page = client.get(url)
+    assert page.status_code == 200 and FAMILY_CONTACT not in page.content.decode()
+    assert not AuditEntry.objects.filter(action="missing.profile_reveal").exists()
+    page = client.post(url)
+    assert FAMILY_CONTACT in page.content.decode()
+    assert AuditEntry.objects.filter(action="missing.profile_reveal").count() == 1
+
+
+@pytest.mark.parametrize("who", ["observer", "lawyer"])
+def test_members_who_may_not_reveal_see_no_profile(client, cast, missing, who):
+    client.force_login(getattr(cast, who))
+    url = _url("profile", cast, missing.victim.code)
+    assert client.get(url).status_code == 200
+    assert client.post(url).status_code == 403
+    assert client.get(_url("profile_edit", cast, missing.victim.code)).status_code == 403
+
+
+def test_outsiders_get_404(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.outsider)
+    assert client.get(_url("profile", cast, missing.victim.code)).status_code == 404
+    assert client.get(_url("session", cast, session.pk)).status_code == 404
+
+
+@pytest.mark.parametrize("who", ["investigator", "observer", "lawyer"])
+def test_only_the_lead_opens_and_runs_a_session(client, cast, missing, who):
+    session = _session(cast, missing)
+    candidate = session.candidates.first()
+    client.force_login(getattr(cast, who))
+    assert client.get(_url("session", cast, session.pk)).status_code == 403
+    assert client.post(_url("show", cast, session.pk, candidate.pk)).status_code == 403
+    assert client.get(_url("session_create", cast, missing.victim.code)).status_code == 403
+    assert not AuditEntry.objects.filter(action="missing.photo_shown").exists()
+
+
+def test_a_session_from_the_pages(client, cast, missing):
+    client.force_login(cast.lead)
+    page = client.post(
+        _url("session_create", cast, missing.victim.code),
+        {"family_member": missing.mother.pk, "number_from": "10", "number_to": "30"},
+    )
+    assert page.status_code == 302
+    session = missing.profile.sessions.get()
+    page = client.get(page["Location"])
+    html = page.content.decode()
+    assert (
+        html.count('class="candidate blurred"') == 2 and "<img" not in html.split("candidates")[-1]
+    )
+    first = session.candidates.first()
+    client.post(_url("show", cast, session.pk, first.pk))
+    html = client.get(_url("session", cast, session.pk)).content.decode()
+    assert html.count('class="candidate blurred"') == 1 and "thumbnail/?t=" in html
+    assert AuditEntry.objects.filter(action="missing.photo_shown").count() == 1
+    # No consent: the form again, with what was typed, and nothing recorded.
+    bad = client.post(
+        _url("identify", cast, session.pk, first.pk),
+        {"confidence": "certain", "status": "identified", "present": "The lead and the mother"},
+    )
+    assert bad.status_code == 400 and "The lead and the mother" in bad.content.decode()
+    done = client.post(
+        _url("identify", cast, session.pk, first.pk),
+        {
+            "confidence": "certain",
+            "status": "deceased",
+            "present": "The lead and the mother",
+            "consent": "on",
+        },
+    )
+    assert done.status_code == 302
+    assert Profile.objects.get(pk=missing.profile.pk).status == "deceased"
+    assert Candidate.objects.get(pk=first.pk).identification.identified == missing.victim
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"family_member": "nope"},
+        {"family_member": "999999"},
+        {"number_from": "9", "number_to": "2"},
+        {"number_from": "99999999999999999999"},
+        {"taken_from": "2013-13-45"},
+        {"number_from": "900", "number_to": "901"},  # no photo matches
+    ],
+)
+def test_bad_session_input_gets_the_form_again(client, cast, missing, data):
+    client.force_login(cast.lead)
+    data = {"family_member": missing.mother.pk, **data}
+    page = client.post(_url("session_create", cast, missing.victim.code), data)
+    assert page.status_code == 400
+
+
+def test_bad_ids_and_methods_are_no_500(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.lead)
+    assert client.get(_url("session", cast, 999999)).status_code == 404
+    assert client.post(_url("show", cast, session.pk, 999999)).status_code == 404
+    assert (
+        client.get(_url("show", cast, session.pk, session.candidates.first().pk)).status_code == 405
+    )
+    assert (
+        client.post(_url("status", cast, missing.victim.code), {"status": "x"}).status_code == 302
+    )
+    assert (
+        client.post(
+            _url("profile_edit", cast, missing.victim.code), {"last_seen_on": "x"}
+        ).status_code
+        == 400
+    )
+
+
+def _queries(client, url, method="get"):
+    with CaptureQueriesContext(connection) as page:
+        assert getattr(client, method)(url).status_code == 200
+    return len(page)
+
+
+def test_query_counts_of_the_missing_pages(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.lead)
+    for candidate in session.candidates.all():
+        services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
+    counts = {
+        "list": _queries(client, _url("list", cast)),
+        "profile": _queries(client, _url("profile", cast, missing.victim.code)),
+        "reveal": _queries(client, _url("profile", cast, missing.victim.code), "post"),
+        "session": _queries(client, _url("session", cast, session.pk)),
+    }
+    assert counts == {
+        "list": 12 + CHAIN_LOCK,
+        "profile": 10,
+        "reveal": 17 + CHAIN_LOCK,
+        "session": 8,
+    }
