@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, time
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from .access import Role
@@ -104,3 +105,13 @@ def model_choice_field(form: forms.BaseForm, name: str) -> forms.ModelChoiceFiel
     if not isinstance(field, forms.ModelChoiceField):
         raise TypeError(f"{name} is not a model choice field")
     return field
+
+
+def form_errors(form: forms.BaseForm, exc: ValidationError) -> None:
+    """A service's refusal shown on the form that asked for it: an error about a field
+    beside that field, anything else above the form (what was typed is kept)."""
+    if hasattr(exc, "error_dict"):
+        for name, errors in exc.error_dict.items():
+            form.add_error(name if name in form.fields else None, errors)
+    else:
+        form.add_error(None, exc)

@@ -14,6 +14,7 @@ from django.utils.translation import get_language
 
 from casefiles import audit
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
+from casefiles.forms import form_errors
 from casefiles.models import Case
 from evidence.models import EvidenceItem
 from legal.models import SavedSearch
@@ -26,14 +27,6 @@ from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
 
 S = Package.Status
-
-
-def _form_errors(form, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for name, errors in exc.error_dict.items():
-            form.add_error(name if name in form.fields else None, errors)
-    else:
-        form.add_error(None, exc)
 
 
 def _request_form(request: HttpRequest, case: Case, data=None) -> RequestForm:
@@ -57,7 +50,7 @@ def package_list(request: HttpRequest, ref: str) -> HttpResponse:
                     actor=account_of(request), case=case, **form.service_values()
                 )
             except ValidationError as exc:
-                _form_errors(form, exc)
+                form_errors(form, exc)
             else:
                 return redirect(package.get_absolute_url())
         status = 400

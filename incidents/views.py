@@ -5,7 +5,6 @@ links and versions, and the forms that change it. Every read goes through
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Prefetch
@@ -17,6 +16,7 @@ from django.views.decorators.http import require_GET
 
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
+from casefiles.forms import form_errors
 from casefiles.models import Case
 from casefiles.paging import Key, Keyset, list_query
 from evidence.models import EvidenceItem
@@ -54,14 +54,6 @@ def _people(request: HttpRequest, case: Case):
     """The people of the case, by pseudonym, as a form offers them."""
     in_case = CaseRole.objects.visible_to(request.user).filter(case=case).values("person_id")
     return Person.objects.visible_to(request.user).filter(pk__in=in_case).order_by("code")
-
-
-def _form_errors(form: Any, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, exc)
 
 
 def _form_page(request, case, form, title, back, status=200, incident=None):
@@ -162,7 +154,7 @@ def incident_create(request: HttpRequest, ref: str) -> HttpResponse:
         try:
             incident = services.create_incident(actor=account_of(request), case=case, **data)
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(incident.get_absolute_url())
     back = f"/cases/{case.reference}/incidents/"
@@ -185,7 +177,7 @@ def incident_edit(request: HttpRequest, ref: str, incident_ref: str) -> HttpResp
                 **data,
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(incident.get_absolute_url())
     title = _("Change %s") % incident.reference
@@ -203,7 +195,7 @@ def act_add(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
         try:
             services.add_act(actor=account_of(request), incident=incident, **data)
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(incident.get_absolute_url())
     title = _("Add an act to %s") % incident.reference
@@ -228,7 +220,7 @@ def perpetrator_add(request: HttpRequest, ref: str, incident_ref: str, act_id: i
         try:
             services.add_perpetrator(actor=account_of(request), act=act, **form.cleaned_data)
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(incident.get_absolute_url())
     title = _("Add a perpetrator to an act of %s") % incident.reference
@@ -275,7 +267,7 @@ def link_add(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
             record = _record(request, case, form.cleaned_data["record"])
             services.link_record(actor=account_of(request), incident=incident, record=record)
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(incident.get_absolute_url())
     title = _("Link a record to %s") % incident.reference

@@ -14,6 +14,7 @@ from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
 from casefiles.access import account_of, get_case_for_user
+from casefiles.forms import form_errors
 from casefiles.models import Case
 from evidence.models import EvidenceItem
 from people.models import Testimony
@@ -56,14 +57,6 @@ def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse]):
         return view(request, *found)
 
     return on_item, on_testimony
-
-
-def form_errors(form: forms.BaseForm, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for name, errors in exc.error_dict.items():
-            form.add_error(name if name in form.fields else None, errors)
-    else:
-        form.add_error(None, exc)
 
 
 def refused_form(

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 
 from casefiles import audit
 from casefiles.access import account_of, get_case_for_user
+from casefiles.forms import form_errors
 from evidence import graphic
 from evidence.views import thumbnail_url
 from people.models import CaseRole, Person, RoleKind
@@ -45,14 +46,6 @@ def _profile(request: HttpRequest, ref: str, code: str):
         .first()
     )
     return case, person, profile
-
-
-def _form_errors(form: Any, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, exc)
 
 
 @require_GET
@@ -129,7 +122,7 @@ def profile_edit(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                     facility=data["facility"],
                 )
             except ValidationError as exc:
-                _form_errors(form, exc)
+                form_errors(form, exc)
             else:
                 messages.success(request, _("Antemortem profile saved."))
                 return redirect("missing:profile", case.reference, person.code)
@@ -199,7 +192,7 @@ def session_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                     actor=actor, case=case, profile=profile, **form.cleaned_data
                 )
             except ValidationError as exc:
-                _form_errors(form, exc)
+                form_errors(form, exc)
             else:
                 return redirect("missing:session", case.reference, session.pk)
         status = 400
@@ -243,6 +236,10 @@ def _session(request: HttpRequest, ref: str, session_id: int):
 @require_GET
 def session_detail(request: HttpRequest, ref: str, session_id: int) -> HttpResponse:
     case, actor, session = _session(request, ref, session_id)
+    return _session_page(request, case, actor, session, IdentifyForm())
+
+
+def _session_page(request, case, actor, session, form, failed=None, status=200):
     candidates = list(session.candidates.select_related("item", "identification"))
     for candidate in candidates:  # only a photo the family chose to see is sent at all
         candidate.url = (
@@ -250,16 +247,10 @@ def session_detail(request: HttpRequest, ref: str, session_id: int) -> HttpRespo
             if candidate.shown_at
             else ""
         )
-    return render(
-        request,
-        "missing/session.html",
-        {
-            "case": case,
-            "session": session,
-            "candidates": candidates,
-            "identify_form": IdentifyForm(),
-        },
-    )
+    values = {"case": case, "session": session, "candidates": candidates, "identify_form": form}
+    if failed is not None:
+        values["failed"] = failed
+    return render(request, "missing/session.html", values, status=status)
 
 
 def _candidate(session: Session, candidate_id: int) -> Candidate:
@@ -290,26 +281,8 @@ def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidat
         try:
             services.identify(actor=actor, case=case, candidate=candidate, **form.cleaned_data)
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             messages.success(request, _("Identification recorded; the victim's status follows."))
             return redirect("missing:session", case.reference, session.pk)
-    candidates = list(session.candidates.select_related("item", "identification"))
-    for other in candidates:
-        other.url = (
-            thumbnail_url(actor, case.reference, other.item.reference, other.item_id)
-            if other.shown_at
-            else ""
-        )
-    return render(
-        request,
-        "missing/session.html",
-        {
-            "case": case,
-            "session": session,
-            "candidates": candidates,
-            "identify_form": form,
-            "failed": candidate.pk,
-        },
-        status=400,
-    )
+    return _session_page(request, case, actor, session, form, failed=candidate.pk, status=400)

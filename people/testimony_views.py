@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
+from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, list_query, number
 
 from . import services
@@ -22,7 +23,7 @@ from .models import ConsentScope, Testimony
 from .protection import (
     statement_refusal,
 )
-from .views import _case_people, _form_errors, _form_page
+from .views import _case_people, _form_page
 
 
 def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
@@ -96,7 +97,7 @@ def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:
                 actor=account_of(request), case=case, **form.cleaned_data
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(testimony.get_absolute_url())
     return _form_page(
@@ -201,7 +202,7 @@ def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpRes
                     actor=account_of(request), testimony=testimony, **form.cleaned_data
                 )
             except ValidationError as exc:
-                _form_errors(form, exc)
+                form_errors(form, exc)
             else:
                 return redirect(testimony.get_absolute_url())
     return _form_page(

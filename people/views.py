@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.exports import csv_cell
+from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, list_query
 
 from . import services
@@ -53,14 +54,6 @@ def _person(request, ref, code, action=Action.VIEW_CASE):
     if person.case_id == case.pk:
         person.case = case
     return case, person
-
-
-def _form_errors(form, exc: ValidationError) -> None:
-    if hasattr(exc, "error_dict"):
-        for field, errors in exc.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, exc)
 
 
 def _form_page(request, case, form, title, back, intro="", submit=None, status=200):
@@ -180,7 +173,7 @@ def person_create(request: HttpRequest, ref: str) -> HttpResponse:
                 **form.victim_fields(),
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(person.get_absolute_url())
     return _form_page(
@@ -298,7 +291,7 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                 reason=form.cleaned_data["reason"],
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return _person_page(request, case, person, identity=identity)
     return _form_page(
@@ -335,7 +328,7 @@ def person_names(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                 parts=form.parts(),
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             messages.success(
                 request, _("Names changed.") if changed else _("The names were already so.")
@@ -390,7 +383,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
                 status = 403
                 _record_protection_refusal(request, case, person, form)
             except ValidationError as exc:
-                _form_errors(form, exc)
+                form_errors(form, exc)
             else:
                 messages.success(
                     request,
@@ -430,7 +423,7 @@ def relation_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                 other=form.cleaned_data["other"],
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(person.get_absolute_url())
     return _form_page(
@@ -447,7 +440,7 @@ def consent_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
                 actor=account_of(request), case=case, person=person, **form.cleaned_data
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(person.get_absolute_url())
     return _form_page(
@@ -473,7 +466,7 @@ def consent_withdraw(request: HttpRequest, ref: str, code: str, consent_id: int)
                 actor=account_of(request), consent=consent, **form.cleaned_data
             )
         except ValidationError as exc:
-            _form_errors(form, exc)
+            form_errors(form, exc)
         else:
             return redirect(person.get_absolute_url())
     return _form_page(
