@@ -42,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -422,6 +423,13 @@ def one_file_upload(workdir: Path, photo: Path) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def product_packages() -> list[str]:
+    """Every package of the product (those the layers contract names), as an install
+    compiles them: a package left out would be compiled on each start of the command."""
+    with (ROOT / "pyproject.toml").open("rb") as fh:
+        return tomllib.load(fh)["tool"]["importlinter"]["root_packages"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=2000)
@@ -442,7 +450,7 @@ def main() -> None:
 
     files = corpus(args.ordinary_count or args.count, args.jobs)
     similar = similar_corpus(args.count, args.jobs) if args.similar else None
-    for package in ("casefiles", "evidence", "people"):
+    for package in product_packages():
         compileall.compile_dir(ROOT / package, quiet=1)
     os.sync()  # nothing of an earlier write still on its way to the disk
     settle()
