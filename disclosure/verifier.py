@@ -418,8 +418,8 @@ def verify(bag: Path) -> str:
     if hidden:
         note = (
             f" ({len(hidden)} of them with details withheld, checked by their digest: "
-            f"#{', #'.join(map(str, hidden))}; {unshown} custody events bound by them, "
-            "a binding the package does not show)"
+            f"#{', #'.join(map(str, hidden))}; custody events bound by them, a binding the "
+            f"package does not show: {unshown})"
         )
     return (
         f"OK: {len(payload)} payload files, {items} custody chains, {len(entries)} audit "

@@ -271,7 +271,9 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     assert (
         f"1 of them with details withheld, checked by their digest: #{intake.seq}" in out.getvalue()
     )
-    assert "1 custody events bound by them" in out.getvalue()
+    assert "custody events bound by them, a binding the package does not show: 1)" in (
+        out.getvalue()
+    )
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
     alone = subprocess.run(
         [python, "-I", "signature/verify.py", "."], cwd=bag, capture_output=True, text=True, env={}
