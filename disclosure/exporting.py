@@ -9,14 +9,14 @@ import csv
 import io
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from casefiles import checkpoints
-from casefiles.audit import HASHED_FIELDS
+from casefiles.audit import HASHED_FIELDS, details_sha256
 from casefiles.bindings import columns_of, row_hash
 from casefiles.models import AuditCheckpoint, AuditEntry
 from evidence.models import CustodyEvent, EvidenceItem
@@ -34,8 +34,11 @@ NOT_REDACTED = "none: the original, whole"
 # An item that goes as a redacted copy (protection or consent required it) does not carry
 # what its original's metadata could identify a person or a place by: its name and path on
 # the medium (a name, a phone's owner), where it was taken and with which camera (a
-# serial, a device someone owns), and the title when it is only the file's name, as
-# intake gives it. Each such field says so, rather than being left blank.
+# serial, a device someone owns), how and on what medium it came in (a named stick, a
+# handover), and the title when it is only the file's name, as intake gives it. Each such
+# field says so, rather than being left blank. This list is the one rule: items.json,
+# items.csv and the custody report (PDF) show these fields from the row alone, and the
+# audit excerpt withholds the details of any entry naming one of their values.
 WITHHELD = "withheld: the item goes as a redacted copy"
 WITHHELD_WHEN_REDACTED = (
     "original_filename",
@@ -43,6 +46,16 @@ WITHHELD_WHEN_REDACTED = (
     "gps_latitude",
     "gps_longitude",
     "camera",
+    "acquisition_method",
+    "medium",
+)
+# An audit entry of the excerpt whose details name one of those values goes with its
+# details replaced by this (the references filled in) and their digest, which its hash
+# covers: the chain still verifies, and the details can be shown later to whoever may
+# see them, and checked against the digest.
+WITHHELD_DETAILS = (
+    "withheld: they name what the package withholds of {refs}, which goes as a redacted "
+    "copy; details_sha256 is their digest, which the entry's hash covers"
 )
 ITEM_FIELDS = [
     "export_id",
@@ -63,6 +76,8 @@ ITEM_FIELDS = [
     "camera",
     "intake_date",
     "acquired_from",
+    "acquisition_method",
+    "medium",
     "source",
     "review_status",
     "reviewers",
@@ -194,6 +209,35 @@ def _names_the_file(title: str, filename: str) -> bool:
     return bool(filename) and (filename in title or (len(stem) > 3 and stem in title))
 
 
+def identifying(item: EvidenceItem) -> dict[str, str]:
+    """The original's value of each field of ``WITHHELD_WHEN_REDACTED``, as a whole
+    original's row gives it ("" when not known)."""
+    p = getattr(item, "provenance", None)
+    camera = " ".join(x for x in (p.camera_make, p.camera_model) if x) if p else ""
+    values = {
+        "original_filename": item.original_filename,
+        "original_path": item.original_path,
+        "gps_latitude": plain(p.gps_latitude) if p and p.gps_latitude is not None else "",
+        "gps_longitude": plain(p.gps_longitude) if p and p.gps_longitude is not None else "",
+        "camera": camera,
+        "acquisition_method": p.method if p else "",
+        "medium": p.medium if p else "",
+    }
+    return {name: values[name] for name in WITHHELD_WHEN_REDACTED}  # each one, or KeyError
+
+
+def withheld_values(item: EvidenceItem) -> list[str]:
+    """What the package withholds of a redacted item, as text to look for elsewhere: each
+    value of ``identifying``, the camera's make and model apart, and the file's name
+    without its extension (when longer than three characters, as for the title)."""
+    p = getattr(item, "provenance", None)
+    found = [*identifying(item).values(), *((p.camera_make, p.camera_model) if p else ())]
+    stem = item.original_filename.rpartition(".")[0]
+    if len(stem) > 3:
+        found.append(stem)
+    return sorted({v for v in found if v})
+
+
 def item_rows(
     package: Package,
     items: Sequence[EvidenceItem],
@@ -214,42 +258,35 @@ def item_rows(
             file, payload = f"{export_id(package, n)}.jpg", "redacted"
         else:
             file, payload = file_name(package, n, item), "originals"
-        camera = " ".join(x for x in (p.camera_make, p.camera_model) if x) if p else ""
-        rows.append(
-            {
-                "export_id": export_id(package, n),
-                "file": file,
-                "payload": f"{payload}/{file}",
-                "reference": item.reference,
-                "kind": item.kind,
-                "title": item.title,
-                "original_filename": item.original_filename,
-                "original_path": item.original_path,
-                "sha256": item.original.sha256,
-                "sha512": "" if redaction else digests.get(item.pk, {}).get("sha512", ""),
-                "size": item.original.size,
-                "media_type": item.original.media_type,
-                "date_taken": p.taken_at if p else "",
-                "gps_latitude": plain(p.gps_latitude) if p and p.gps_latitude is not None else "",
-                "gps_longitude": plain(p.gps_longitude)
-                if p and p.gps_longitude is not None
-                else "",
-                "camera": camera,
-                "intake_date": plain(p.acquired_at) if p else "",
-                "acquired_from": p.acquired_from if p else "",
-                "source": person_label(package, item.source_person, named, consents),
-                "review_status": item.review_status,
-                "reviewers": decisions.get(item.pk, []),
-                "legal_links": links.get(item.pk, []),
-                "sensitivity": item.sensitivity,
-                "graphic": item.is_graphic,
-                "redaction": _redaction_doc(redaction),
-            }
-        )
-        if redaction is not None:
-            rows[-1].update(dict.fromkeys(WITHHELD_WHEN_REDACTED, WITHHELD))
+        row = {
+            "export_id": export_id(package, n),
+            "file": file,
+            "payload": f"{payload}/{file}",
+            "reference": item.reference,
+            "kind": item.kind,
+            "title": item.title,
+            "sha256": item.original.sha256,
+            "sha512": "" if redaction else digests.get(item.pk, {}).get("sha512", ""),
+            "size": item.original.size,
+            "media_type": item.original.media_type,
+            "date_taken": p.taken_at if p else "",
+            "intake_date": plain(p.acquired_at) if p else "",
+            "acquired_from": p.acquired_from if p else "",
+            "source": person_label(package, item.source_person, named, consents),
+            "review_status": item.review_status,
+            "reviewers": decisions.get(item.pk, []),
+            "legal_links": links.get(item.pk, []),
+            "sensitivity": item.sensitivity,
+            "graphic": item.is_graphic,
+            "redaction": _redaction_doc(redaction),
+        }
+        if redaction is None:
+            row.update(identifying(item))
+        else:
+            row.update(dict.fromkeys(WITHHELD_WHEN_REDACTED, WITHHELD))
             if _names_the_file(item.title, item.original_filename):
-                rows[-1]["title"] = WITHHELD  # the intake's default title: the file's name
+                row["title"] = WITHHELD  # the intake's default title: the file's name
+        rows.append({name: row[name] for name in ITEM_FIELDS})
     return rows, named
 
 
@@ -363,9 +400,47 @@ def audit_excerpt(
     return [found[s] for s in sorted(found)]
 
 
-def entry_doc(entry: AuditEntry) -> dict:
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, inner in value.items():
+            yield str(key)
+            yield from _strings(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _strings(inner)
+
+
+def withheld_details(
+    entries: Sequence[AuditEntry], items: Sequence[EvidenceItem], redactions: dict[int, Redaction]
+) -> dict[int, str]:
+    """``{seq: marker}`` for each entry whose details name, anywhere in them (keys too,
+    case aside), one of the ``withheld_values`` of an item that goes as a redacted copy:
+    the intake's entry (each file's path), a restated title, a medium named in a note."""
+    looked_for = {
+        item.reference: [v.casefold() for v in withheld_values(item)]
+        for item in items
+        if item.pk in redactions
+    }
+    out: dict[int, str] = {}
+    if not looked_for:
+        return out
+    for entry in entries:
+        text = "\x00".join(_strings(entry.details)).casefold()
+        refs = [ref for ref, values in sorted(looked_for.items()) if any(v in text for v in values)]
+        if refs:
+            out[entry.seq] = WITHHELD_DETAILS.format(refs=", ".join(refs))
+    return out
+
+
+def entry_doc(entry: AuditEntry, withheld: str = "") -> dict:
+    """An entry as the excerpt gives it; with ``withheld`` (the reason), its details are
+    that reason and ``details_sha256`` their digest, from which its hash is recomputed."""
     doc = {name: plain(getattr(entry, name)) for name in HASHED_FIELDS}
     doc["prev_hash"], doc["hash"] = entry.prev_hash, entry.hash
+    if withheld:
+        doc["details"], doc["details_sha256"] = withheld, details_sha256(entry.details)
     return doc
 
 

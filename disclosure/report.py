@@ -111,7 +111,13 @@ def _render(title: str, running: str, footer: str, items: list[dict]) -> bytes:
     with translation.override("en"):
         html = render_to_string(
             "disclosure/report.html",
-            {"title": title, "running": running, "footer": footer, "items": items},
+            {
+                "title": title,
+                "running": running,
+                "footer": footer,
+                "items": items,
+                "withheld": exporting.WITHHELD,
+            },
         )
     document = HTML(string=html, url_fetcher=local_only(), base_url="data:,")
     return document.write_pdf(uncompressed_pdf=False)
@@ -124,14 +130,11 @@ def _item_docs(
     thumbs, fixity = _thumbnails(items, redactions), _fixity(items)
     docs = []
     for item, row in zip(items, rows, strict=True):
-        p = getattr(item, "provenance", None)
         docs.append(
             {
-                "row": row,
-                "title": item.title,
+                "row": row,  # what items.csv says, withheld fields marked so: nothing else
                 "thumbnail": thumbs.get(item.pk, ""),
                 "graphic": item.is_graphic,
-                "provenance": p,
                 "custody": [e["columns"] for e in custody.get(item.pk, [])],
                 "fixity": fixity[item.pk],
             }

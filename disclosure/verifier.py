@@ -11,11 +11,15 @@ Exit 0 when everything holds; 1, naming the first failure, otherwise. It checks:
    tag manifests;
 2. the Ed25519 signature (RFC 8032) over tagmanifest-sha256.txt, with the public key in
    signature/public-key.pem (compare its fingerprint with the one the sender publishes);
-3. the audit checkpoint: signed by the same key, and each audit entry of the package:
-   its hash recomputed from its content, and its Merkle inclusion proof (RFC 9162)
-   against the checkpoint's root;
+3. the audit checkpoint: signed by the same key, and each audit entry of the package, in
+   order of its seq: its hash recomputed from its content (from ``details_sha256``, the
+   digest its hash covers, where its details are withheld because they name what the
+   package withholds of an item sent as a redacted copy), and its Merkle inclusion proof
+   (RFC 9162) against the checkpoint's root;
 4. each item's custody chain: each event's content hash recomputed and bound by one of
-   those audit entries, each hash the chain verified equal to the file's SHA-256.
+   those audit entries, each hash the chain verified equal to the file's SHA-256. An
+   event bound by an entry whose details are withheld is counted and named in the
+   result: the binding is in the details, which the package does not give.
 
 This file is the same code as Athar's ``manage.py verify_package``; it imports nothing
 from Athar and reads nothing but the bag.
@@ -181,10 +185,19 @@ def canonical(doc: object) -> bytes:
     return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def withheld(entry: dict) -> bool:
+    """Whether the package gives an entry's details only by their digest."""
+    return "details_sha256" in entry
+
+
 def entry_hash(entry: dict) -> str:
-    """``SHA-256(prev_hash || canonical JSON of the entry)``, the details by their digest."""
+    """``SHA-256(prev_hash || canonical JSON of the entry)``, the details by their digest:
+    computed from them, or the one given in their place when they are withheld."""
     doc = {name: entry[name] for name in HASHED_FIELDS if name != "details"}
-    doc["details_sha256"] = hashlib.sha256(canonical(entry["details"])).hexdigest()
+    if withheld(entry):
+        doc["details_sha256"] = entry["details_sha256"]
+    else:
+        doc["details_sha256"] = hashlib.sha256(canonical(entry["details"])).hexdigest()
     return hashlib.sha256(entry["prev_hash"].encode("ascii") + canonical(doc)).hexdigest()
 
 
@@ -323,9 +336,19 @@ def check_audit(bag: Path, public: bytes) -> dict[int, dict]:
     path = bag / "metadata/audit/entries.jsonl"
     if not path.is_file():
         raise Failure("metadata/audit/entries.jsonl is missing")
+    last = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         entry = json.loads(line)
-        entries[entry["seq"]] = entry
+        seq = entry["seq"]
+        if not isinstance(seq, int) or seq <= last:
+            raise Failure(f"metadata/audit/entries.jsonl: entry #{seq} is out of order or twice")
+        if withheld(entry) and not (
+            re.fullmatch(r"[0-9a-f]{64}", str(entry["details_sha256"]))
+            and isinstance(entry["details"], str)
+            and entry["details"].startswith("withheld")
+        ):
+            raise Failure(f"audit entry #{seq}: details_sha256 stands beside details not withheld")
+        entries[seq], last = entry, seq
     proofs = _json(bag, "metadata/audit/proofs.json")
     if not isinstance(proofs, dict):
         raise Failure("metadata/audit/proofs.json is not a list of proofs")
@@ -343,8 +366,10 @@ def check_audit(bag: Path, public: bytes) -> dict[int, dict]:
     return entries
 
 
-def check_custody(bag: Path, entries: dict[int, dict], payload: dict) -> int:
-    """Each item's custody chain, bound by the audit entries; returns the items checked."""
+def check_custody(bag: Path, entries: dict[int, dict], payload: dict) -> tuple[int, int]:
+    """Each item's custody chain, bound by the audit entries; returns the items checked
+    and the events bound by an entry whose details (the binding) are withheld."""
+    unshown = 0
     items = _json(bag, "metadata/items.json")
     if not isinstance(items, list):
         raise Failure("metadata/items.json is not a list of items")
@@ -368,12 +393,15 @@ def check_custody(bag: Path, entries: dict[int, dict], payload: dict) -> int:
             if row_hash(columns) != event["row_hash"]:
                 raise Failure(f"{where}: its content hash does not match")
             entry = entries.get(event["bound_by"])
-            bound = (entry or {}).get("details", {}).get("bound", {}).get(CUSTODY_TABLE, {})
-            if bound.get("rows", {}).get(str(pk)) != event["row_hash"]:
-                raise Failure(f"{where}: no audit entry of the package binds it")
+            if entry is not None and withheld(entry):
+                unshown += 1  # its hash holds; what it binds is in the withheld details
+            else:
+                bound = (entry or {}).get("details", {}).get("bound", {}).get(CUSTODY_TABLE, {})
+                if bound.get("rows", {}).get(str(pk)) != event["row_hash"]:
+                    raise Failure(f"{where}: no audit entry of the package binds it")
             if columns.get("sha256") and columns["sha256"] != sha256:
                 raise Failure(f"{where}: verified another file than {export_id}")
-    return len(items)
+    return len(items), unshown
 
 
 def verify(bag: Path) -> str:
@@ -383,11 +411,19 @@ def verify(bag: Path) -> str:
     payload = check_bag(bag)
     public = check_signature(bag)
     entries = check_audit(bag, public)
-    items = check_custody(bag, entries, payload)
+    items, unshown = check_custody(bag, entries, payload)
     fingerprint = hashlib.sha256(public).hexdigest()
+    hidden = [seq for seq, entry in sorted(entries.items()) if withheld(entry)]
+    note = ""
+    if hidden:
+        note = (
+            f" ({len(hidden)} of them with details withheld, checked by their digest: "
+            f"#{', #'.join(map(str, hidden))}; custody events bound by them, a binding the "
+            f"package does not show: {unshown})"
+        )
     return (
         f"OK: {len(payload)} payload files, {items} custody chains, {len(entries)} audit "
-        f"entries and their proofs hold; signed by the key with SHA-256 {fingerprint}"
+        f"entries and their proofs hold{note}; signed by the key with SHA-256 {fingerprint}"
     )
 
 

@@ -149,7 +149,9 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
     bag.add_tag("metadata/items.json", exporting.dumps(rows))
     bag.add_tag("metadata/items.csv", exporting.items_csv(rows))
     bag.add_tag("metadata/testimonies.json", exporting.dumps(testimony_docs))
-    lines = [exporting.dumps(exporting.entry_doc(e)).replace(b"\n", b"") for e in entries]
+    withheld = exporting.withheld_details(entries, items, redactions)
+    docs = [exporting.entry_doc(e, withheld.get(e.seq, "")) for e in entries]
+    lines = [exporting.dumps(doc).replace(b"\n", b"") for doc in docs]
     bag.add_tag("metadata/audit/entries.jsonl", b"".join(line + b"\n" for line in lines))
     bag.add_tag(
         "metadata/audit/checkpoint.json",
@@ -188,6 +190,7 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         "testimonies": [r["reference"] for r in testimony_docs],
         "redacted": [r["reference"] for r in rows if r["redaction"] != NOT_REDACTED],
         "named": named,
+        "withheld_details": sorted(withheld),  # the excerpt's entries given by their digest
         "checkpoint": checkpoint.size,
         "tagmanifest_sha256": hashlib.sha256(tagmanifest).hexdigest(),
     }

@@ -5,9 +5,11 @@ copy names its original's hash, the regions and who made it."""
 import csv
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -141,33 +143,37 @@ def test_the_redaction_page_draws_a_copy_and_shows_it(client, world, shown):
     assert client.post(url, {"regions": "1,1,5,5", "reason": "x"}).status_code == 403
 
 
-def test_a_redacted_item_carries_none_of_its_originals_identifying_metadata(world, tmp_path):
-    """Its name and path on the medium, GPS and camera could name the person or place the
-    copy covers: each is marked withheld in items.json and items.csv, and none of the
-    original's values is anywhere in the bag."""
-    from disclosure.exporting import WITHHELD, WITHHELD_WHEN_REDACTED
-    from tests.evidence.helpers import take_in
-    from tests.evidence.images import jpeg_bytes
+MEDIUM = "Kingston stick of Ahmad's brother"
+METHOD = "handed over at the Douma clinic"
+
+
+@pytest.fixture
+def identifying(world, tmp_path):
+    """A photo whose name, path, camera, GPS, medium and method could each identify who it
+    shows (a Critical person without consent for prosecution), approved, with a redacted
+    copy; a package of it and the case's two approved photos, built into ``bag``."""
+    from evidence.intake.pipeline import ingest_path
+    from tests.evidence.images import jpeg_bytes, write
 
     from .conftest import approve
 
     picture = jpeg_bytes(
         7, make="Nikon", model="D7000 #3301-serial", gps=((33, 34, 16), "N", (36, 24, 8), "E")
     )
-    files = {"Douma-Ahmad/Ahmad-Darwish-at-home.jpg": picture}
-    batch = take_in(world.case, world.cast.investigator, files, tmp_path / "medium")
-    item = batch.items.get()
+    write(tmp_path / "medium/Douma-Ahmad/Ahmad-Darwish-at-home.jpg", picture)
+    report = ingest_path(
+        actor=world.cast.investigator,
+        case=world.case,
+        path=tmp_path / "medium",
+        acquired_from="W-0001",
+        medium=MEDIUM,
+        method=METHOD,
+        jobs=1,
+    )
+    item = report.batch.items.get()
     provenance = item.provenance
-    secrets = [
-        item.original_filename,
-        item.original_path,
-        "Douma-Ahmad",
-        "Nikon",
-        "3301-serial",
-        str(provenance.gps_latitude),
-        str(provenance.gps_longitude),
-    ]
     assert provenance.camera_make == "Nikon" and provenance.gps_latitude is not None
+    assert item.title == item.original_filename  # intake's title: the file's name
     approve(item, world.cast.investigator, world.cast.lead)
     evidence_services.record_identification(
         actor=world.cast.investigator,
@@ -182,25 +188,192 @@ def test_a_redacted_item_carries_none_of_its_originals_identifying_metadata(worl
     package = services.approve_package(actor=world.cast.lead, package=_request(world))
     bag = tmp_path / "bag"
     call_command("disclosure", "build", str(package.pk), "--out", str(bag), stdout=io.StringIO())
+    package.refresh_from_db()
+    secrets = [
+        item.original_filename,
+        item.original_path,
+        "Ahmad-Darwish-at-home",
+        "Douma-Ahmad",
+        "Nikon",
+        "3301-serial",
+        str(provenance.gps_latitude),
+        str(provenance.gps_longitude),
+        MEDIUM,
+        METHOD,
+    ]
+    return SimpleNamespace(item=item, package=package, bag=bag, secrets=secrets)
+
+
+def _entries(bag) -> list[dict]:
+    path = bag / "metadata/audit/entries.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_redacted_item_carries_none_of_its_originals_identifying_metadata(world, identifying):
+    """Its name and path on the medium, GPS, camera, medium and method could name the
+    person or place the copy covers: each is marked withheld in items.json and items.csv,
+    and none of the original's values is anywhere in the bag, its audit excerpt included."""
+    from disclosure.exporting import WITHHELD, WITHHELD_WHEN_REDACTED
+
+    bag, item = identifying.bag, identifying.item
     rows = json.loads((bag / "metadata/items.json").read_text())
     redacted = next(r for r in rows if r["reference"] == item.reference)
     whole = next(r for r in rows if r["payload"].startswith("originals/"))
     assert redacted["payload"].startswith("redacted/")
     for name in WITHHELD_WHEN_REDACTED:
         assert redacted[name] == WITHHELD, name
-        assert whole[name] not in ("", WITHHELD), name  # a whole original keeps its own
+        assert whole[name] != WITHHELD, name
+    for name in ("original_filename", "original_path", "gps_latitude", "camera"):
+        assert whole[name], name  # a whole original keeps its own
     with (bag / "metadata/items.csv").open(newline="", encoding="utf-8") as fh:
         csv_row = next(r for r in csv.DictReader(fh) if r["reference"] == item.reference)
     assert all(csv_row[name] == WITHHELD for name in WITHHELD_WHEN_REDACTED)
     assert redacted["title"] == WITHHELD  # intake's title: the file's name
-    # Anywhere in the bag. (Not yet the audit excerpt: the intake's entry names each file's
-    # path, and the entry is bound into the hash chain as a whole.)
-    audit = bag / "metadata/audit/entries.jsonl"
-    everything = b"\n".join(p.read_bytes() for p in bag.rglob("*") if p.is_file() and p != audit)
-    for value in secrets:
+    everything = b"\n".join(p.read_bytes() for p in bag.rglob("*") if p.is_file())
+    for value in identifying.secrets:
         assert value.encode() not in everything, value
+        assert value.casefold().encode() not in everything.lower(), value
     result = subprocess.run([BAGIT, "--validate", str(bag)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     out = io.StringIO()
     call_command("verify_package", str(bag), stdout=out)
     assert out.getvalue().startswith("OK: 4 payload files, 3 custody chains")
+
+
+def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, identifying):
+    """The intake's entry names the file's path: it goes with its details withheld, the
+    reason said, and their digest, from which the verifier recomputes its hash. Entries
+    about the item that name none of it go whole, and still bind their custody events."""
+    from casefiles import audit
+
+    bag, item = identifying.bag, identifying.item
+    entries = {e["seq"]: e for e in _entries(bag)}
+    intake = AuditEntry.objects.get(action="evidence.intake", target_id=str(item.batch_id))
+    assert item.original_path in json.dumps(intake.details, ensure_ascii=False)
+    doc = entries[intake.seq]
+    assert doc["details_sha256"] == audit.details_sha256(intake.details)
+    assert doc["details"].startswith("withheld: ") and item.reference in doc["details"]
+    assert "redacted copy" in doc["details"]
+    kept = AuditEntry.objects.get(action="evidence.identification", target_id=str(item.pk))
+    assert (
+        entries[kept.seq]["details"] == kept.details and "details_sha256" not in entries[kept.seq]
+    )
+    withheld = sorted(seq for seq, e in entries.items() if "details_sha256" in e)
+    assert withheld == [intake.seq]  # the world's own intake names none of it
+    built = AuditEntry.objects.get(action="disclosure.build")
+    assert built.details["withheld_details"] == withheld
+    custody = json.loads(
+        (bag / "metadata/custody" / f"{identifying.package.code}-0003.json").read_text()
+    )
+    assert custody["events"][0]["bound_by"] == intake.seq
+    out = io.StringIO()
+    call_command("verify_package", str(bag), stdout=out)
+    assert (
+        f"1 of them with details withheld, checked by their digest: #{intake.seq}" in out.getvalue()
+    )
+    assert "custody events bound by them, a binding the package does not show: 1)" in (
+        out.getvalue()
+    )
+    python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
+    alone = subprocess.run(
+        [python, "-I", "signature/verify.py", "."], cwd=bag, capture_output=True, text=True, env={}
+    )
+    assert alone.returncode == 0 and alone.stdout.startswith("OK: 4 payload files"), alone.stdout
+
+
+def test_built_twice_the_bag_with_withheld_details_is_the_same_bytes(world, identifying, tmp_path):
+    from disclosure.services import building
+
+    package = identifying.package
+    one, two = tmp_path / "one", tmp_path / "two"
+    building.write_bag(package, one)
+    building.write_bag(package, two)
+    files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
+    for name in files:
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    assert any("details_sha256" in e for e in _entries(one))
+
+
+def _rewrite(bag, change) -> None:
+    lines = _entries(bag)
+    change(lines)
+    text = "".join(json.dumps(e, ensure_ascii=False, sort_keys=True) + "\n" for e in lines)
+    (bag / "metadata/audit/entries.jsonl").write_text(text, encoding="utf-8")
+
+
+def _fails_with(bag, match) -> None:
+    with pytest.raises(CommandError, match=match):
+        call_command("verify_package", str(bag), stdout=io.StringIO())
+
+
+def test_a_changed_withheld_digest_or_kept_entry_or_order_is_named(world, identifying, tmp_path):
+    from .test_bag import _resign
+
+    bag = identifying.bag
+    hidden = next(e["seq"] for e in _entries(bag) if "details_sha256" in e)
+    whole = next(e["seq"] for e in _entries(bag) if "details_sha256" not in e)
+
+    def at(seq):
+        return lambda lines: next(e for e in lines if e["seq"] == seq)
+
+    def digest(lines):
+        entry = at(hidden)(lines)
+        entry["details_sha256"] = ("0" if entry["details_sha256"][0] != "0" else "1") + entry[
+            "details_sha256"
+        ][1:]
+
+    def details(lines):
+        at(whole)(lines)["details"]["forged"] = "yes"
+
+    def shown(lines):  # details put back beside the digest, unchecked: refused
+        at(hidden)(lines)["details"] = {"items": [["EV-000009", "0" * 64, "elsewhere.jpg"]]}
+
+    def swapped(lines):
+        lines[0], lines[1] = lines[1], lines[0]
+
+    def removed(lines):
+        lines.remove(at(hidden)(lines))
+
+    cases = [
+        (digest, f"audit entry #{hidden}: its hash does not match its content"),
+        (details, f"audit entry #{whole}: its hash does not match its content"),
+        (shown, f"audit entry #{hidden}: details_sha256 stands beside details not withheld"),
+        (swapped, "entries.jsonl: entry #.* is out of order or twice"),
+        (removed, "no audit entry of the package binds it"),
+    ]
+    for n, (change, match) in enumerate(cases):
+        copy = tmp_path / f"copy{n}"
+        shutil.copytree(bag, copy)
+        _rewrite(copy, change)
+        _fails_with(copy, "metadata/audit/entries.jsonl: its sha256 differs")  # signed: caught
+        _resign(copy)  # a forger's own key: the entries themselves must still catch it
+        _fails_with(copy, match)
+
+
+def test_the_custody_report_withholds_what_items_csv_withholds(world, identifying, tmp_path):
+    """The PDF shows a redacted item from its row alone: each withheld field marked once
+    (GPS on one line), none of the original's values, its medium and method included."""
+    from disclosure import report
+    from disclosure.exporting import WITHHELD, WITHHELD_WHEN_REDACTED
+
+    from .test_report import pdf_text
+
+    pdf = report.package_report(identifying.package)
+    pages = pdf_text(pdf, tmp_path)
+    page = next(p for p in pages if identifying.item.reference in p)
+    flat = " ".join(page.split())
+    for value in identifying.secrets:
+        assert value not in flat and value not in page, value
+    # Name, path, camera, method, medium, GPS (latitude and longitude on one line), and the
+    # title in the heading (intake's: the file's name).
+    assert flat.count(WITHHELD) == len(WITHHELD_WHEN_REDACTED) - 1 + 1
+    # pdftotext gives the provenance's labels, then their values, one a line, in order.
+    block = page.split("Provenance")[1].split("Fixity")[0]
+    values = [line for line in block.split("\nGPS\n", 1)[1].splitlines() if line.strip()]
+    assert values[2:4] == ["—", "W-0001"]  # source, acquired from: not withheld
+    marked = [values[i] for i in (0, 1, 5, 6, 8, 9)]  # name, path, method, medium, camera, GPS
+    assert marked == [WITHHELD] * 6, values
+    whole = next(p for p in pages if world.photos[0].reference in p)
+    assert WITHHELD not in " ".join(whole.split())
+    assert world.photos[0].original_filename in whole
