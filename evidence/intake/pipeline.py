@@ -80,8 +80,8 @@ def run_intake(
     """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
 
     ``group_now``: place the new images into near-duplicate groups before returning (the
-    command line, a background task); False leaves it to the caller (a web request
-    queues a task instead).
+    command line, a background task), a chunk at a time as it is written; False leaves it
+    to the caller (a web request queues a task instead).
 
     ``name_encoding``: that the ZIP's names were read with (None: not a ZIP). Checked,
     once the batch is this run's (no other run can add to it meanwhile), against the
@@ -133,6 +133,8 @@ def run_intake(
             total=len(listing.files) + len(listing.problems),
         )
         chunk = []
+        if group_now:  # while the workers decode on: the run's end waits for one chunk's
+            near_duplicates.group_near_duplicates(batch.case)
         last_write = time.monotonic()
 
     for n, result in enumerate(_results(todo, jobs, extra, batch.graphic), 1):
@@ -143,8 +145,6 @@ def run_intake(
             progress(n, len(todo), time.monotonic() - started)
     if chunk or not todo:
         flush()
-    if group_now:
-        near_duplicates.group_near_duplicates(batch.case)
     services.finish_batch(
         actor=actor,
         batch=batch,
