@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import multiprocessing
 import os
 import time
@@ -20,7 +21,7 @@ from ..models import IntakeBatch
 from ..storage import evidence_storage
 from .payload import IntakeResult, SourceFile
 from .sources import Listing, file_sha256, is_archive, iter_manifest, list_source
-from .steps import process_many
+from .steps import process_many, ready
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -45,8 +46,31 @@ class RunReport:
 PER_TASK = 8  # sources a worker takes at a time: their writes overlap their decoding
 
 
+@contextlib.contextmanager
+def workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
+    """``jobs`` worker processes (None for one: the caller's process does the work),
+    started now: each is a fresh interpreter importing the steps, which overlaps what the
+    caller does before it has work for them (listing the source, opening the batch)."""
+    if jobs <= 1:
+        yield None
+        return
+    # spawn: workers start clean (no inherited database connections or locks).
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        for _ in range(jobs):
+            pool.submit(ready)
+        try:
+            yield pool
+        except BaseException:  # a failed write, an interrupt: not the rest of the drive
+            pool.shutdown(cancel_futures=True)
+            raise
+
+
 def _results(
-    sources: list[SourceFile], jobs: int, extra: tuple[str, ...], blurred: bool
+    sources: list[SourceFile],
+    pool: ProcessPoolExecutor | None,
+    extra: tuple[str, ...],
+    blurred: bool,
 ) -> Iterator[IntakeResult]:
     work = partial(
         process_many,
@@ -55,15 +79,12 @@ def _results(
         blurred=blurred,
     )
     tasks = [sources[i : i + PER_TASK] for i in range(0, len(sources), PER_TASK)]
-    if jobs <= 1 or len(sources) < 4:
+    if pool is None or len(sources) < 4:
         for task in tasks:
             yield from work(task)
         return
-    # spawn: workers start clean (no inherited database connections or locks).
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        for results in pool.map(work, tasks):
-            yield from results
+    for results in pool.map(work, tasks):
+        yield from results
 
 
 def run_intake(
@@ -76,8 +97,12 @@ def run_intake(
     progress: Callable[[int, int, float], None] | None = None,
     name_encoding: str | None = None,
     group_now: bool = True,
+    pool: ProcessPoolExecutor | None = None,
 ) -> RunReport:
     """Take in every source of ``listing`` not yet in ``batch``; resumable at any point.
+
+    ``pool``: worker processes started ahead (``workers``); without it, ``jobs`` of them
+    are started here if the work is worth it.
 
     ``group_now``: place the new images into near-duplicate groups before returning (the
     command line, a background task), a chunk at a time as it is written; False leaves it
@@ -137,12 +162,15 @@ def run_intake(
             near_duplicates.group_near_duplicates(batch.case)
         last_write = time.monotonic()
 
-    for n, result in enumerate(_results(todo, jobs, extra, batch.graphic), 1):
-        chunk.append(result)
-        if len(chunk) >= settings.INTAKE_CHUNK or time.monotonic() - last_write > WRITE_AFTER:
-            flush()
-        if progress:
-            progress(n, len(todo), time.monotonic() - started)
+    with contextlib.ExitStack() as stack:
+        if pool is None and len(todo) >= 4:
+            pool = stack.enter_context(workers(jobs))
+        for n, result in enumerate(_results(todo, pool, extra, batch.graphic), 1):
+            chunk.append(result)
+            if len(chunk) >= settings.INTAKE_CHUNK or time.monotonic() - last_write > WRITE_AFTER:
+                flush()
+            if progress:
+                progress(n, len(todo), time.monotonic() - started)
     if chunk or not todo:
         flush()
     services.finish_batch(
@@ -176,43 +204,45 @@ def ingest_path(
     ``zip_encoding``: of a ZIP's names written without the UTF-8 flag, if known.
     ``graphic``: every item of the batch is marked graphic as it is written (a batch
     resumed that was opened without it is marked so first, with the items it holds)."""
-    source_root = str(path.resolve())
-    evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
-    zipped = is_archive(path.name, path)
-    if zip_encoding:
-        zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
-    listing = list_source(path, evidence_storage().free_space(), zip_encoding)
-    where: dict[str, Any] = dict(
-        case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
-    )
-    batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
-    if batch is None:
-        source_sha256, source_size = "", None
-        if path.is_file():  # the archive or file as handed over: its own hash, first
-            source_sha256, source_size = file_sha256(path)
-        batch = services.open_batch(
-            **where,
-            resume_files=None if new_batch else listing.files,
-            actor=actor,
-            source_sha256=source_sha256,
-            source_size=source_size,
-            method=method or services.METHOD_COPIED,
-            name_encoding=(zip_encoding or "") if zipped else "",
-            graphic=graphic,
-        )
-    if graphic and not batch.graphic:
-        services.mark_batch_graphic(actor=actor, batch=batch)
-    if zipped and zip_encoding is None and batch.name_encoding:
-        # The same command run again without --zip-encoding: the batch's own (a batch
-        # found, or one another run opened a moment ago).
-        zip_encoding = batch.name_encoding
+    # The workers start first: their start overlaps the listing and the batch's opening.
+    with workers(jobs or os.cpu_count() or 1) as pool:
+        source_root = str(path.resolve())
+        evidence_storage().clean_stale_temp_files()  # left by writers killed long ago
+        zipped = is_archive(path.name, path)
+        if zip_encoding:
+            zip_encoding = codecs.lookup(zip_encoding).name  # CP720 and cp720 are one
         listing = list_source(path, evidence_storage().free_space(), zip_encoding)
-    return run_intake(
-        actor=actor,
-        batch=batch,
-        listing=listing,
-        jobs=jobs,
-        custodian_manifest=custodian_manifest,
-        progress=progress,
-        name_encoding=(zip_encoding or "") if zipped else None,
-    )
+        where: dict[str, Any] = dict(
+            case=case, source_root=source_root, acquired_from=acquired_from, medium=medium
+        )
+        batch = None if new_batch else services.resumable_batch(**where, files=listing.files)
+        if batch is None:
+            source_sha256, source_size = "", None
+            if path.is_file():  # the archive or file as handed over: its own hash, first
+                source_sha256, source_size = file_sha256(path)
+            batch = services.open_batch(
+                **where,
+                resume_files=None if new_batch else listing.files,
+                actor=actor,
+                source_sha256=source_sha256,
+                source_size=source_size,
+                method=method or services.METHOD_COPIED,
+                name_encoding=(zip_encoding or "") if zipped else "",
+                graphic=graphic,
+            )
+        if graphic and not batch.graphic:
+            services.mark_batch_graphic(actor=actor, batch=batch)
+        if zipped and zip_encoding is None and batch.name_encoding:
+            # The same command run again without --zip-encoding: the batch's own (a batch
+            # found, or one another run opened a moment ago).
+            zip_encoding = batch.name_encoding
+            listing = list_source(path, evidence_storage().free_space(), zip_encoding)
+        return run_intake(
+            actor=actor,
+            batch=batch,
+            listing=listing,
+            custodian_manifest=custodian_manifest,
+            progress=progress,
+            name_encoding=(zip_encoding or "") if zipped else None,
+            pool=pool,
+        )

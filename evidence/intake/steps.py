@@ -253,6 +253,12 @@ def _finish(result: IntakeResult, writer: Future[bool] | None, storage: WriteOnc
         result.error = f"{type(exc).__name__}: {exc}"
 
 
+def ready() -> bool:
+    """Nothing: run once in a worker process started ahead of its work, which has then
+    imported the steps (see ``pipeline.workers``)."""
+    return True
+
+
 def process_many(
     sources: list[SourceFile],
     store: WriteOnceStore | str,
