@@ -84,17 +84,17 @@ class Texts:
     read from the index is not split into 155,000 objects for the few looked up)."""
 
     def __init__(self, text: str, ends: list[int]) -> None:
-        self._text, self._ends = text, ends
+        self.text, self.ends = text, ends
 
     @classmethod
     def of(cls, values: Sequence[str]) -> Texts:
         return cls("".join(values), list(accumulate(map(len, values))))
 
     def __len__(self) -> int:
-        return len(self._ends)
+        return len(self.ends)
 
     def __getitem__(self, i: int) -> str:
-        return self._text[self._ends[i - 1] if i else 0 : self._ends[i]]
+        return self.text[self.ends[i - 1] if i else 0 : self.ends[i]]
 
 
 Cells = dict[tuple[int, int], tuple[int, int]]  # a cell → its run of ``members``
@@ -174,21 +174,23 @@ class Towns:
         sections = {
             "lat": array("d", self._lat).tobytes(),
             "lon": array("d", self._lon).tobytes(),
-            **{f"{k}_text": t._text.encode() for k, t in texts.items()},
-            **{f"{k}_ends": array("q", t._ends).tobytes() for k, t in texts.items()},
+            **{f"{k}_text": t.text.encode() for k, t in texts.items()},
+            **{f"{k}_ends": array("q", t.ends).tobytes() for k, t in texts.items()},
             "rows": array("q", [r for (r, _), _ in cells]).tobytes(),
             "cols": array("q", [c for (_, c), _ in cells]).tobytes(),
             "ends": array("q", [end for _, (_, end) in cells]).tobytes(),
             "members": array("q", grid.members).tobytes(),
         }
+        body = b"".join(sections.values())
         head = {
             "format": INDEX_FORMAT,
             "towns": len(self),
             "cell": grid.size,
             "countries": self.countries,
             "sections": [[name, len(data)] for name, data in sections.items()],
+            "sha256": hashlib.sha256(body).hexdigest(),
         }
-        return json.dumps(head).encode() + b"\n" + b"".join(sections.values())
+        return json.dumps(head).encode() + b"\n" + body
 
     @classmethod
     def loads(cls, blob: bytes) -> Towns:
@@ -198,6 +200,8 @@ class Towns:
             head = json.loads(line)
             if head.get("format") != INDEX_FORMAT or head.get("cell") != CELL:
                 raise ValueError("another format")
+            if hashlib.sha256(body).hexdigest() != head["sha256"]:
+                raise ValueError("its content is not what was written")
             raw, at = {}, 0
             for name, size in head["sections"]:
                 raw[name], at = body[at : at + size], at + size
@@ -216,7 +220,7 @@ class Towns:
         if members and (min(members) < 0 or max(members) >= n):
             raise ValueError("not a towns index: its grid names no town")
         for t in texts:
-            if t._ends and (t._ends[-1] != len(t._text) or min(t._ends) < 0):
+            if t.ends and (t.ends[-1] != len(t.text) or min(t.ends) < 0):
                 raise ValueError("not a towns index: its texts disagree")
         ends = num["ends"]
         if ends and ends[-1] != n:

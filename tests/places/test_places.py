@@ -190,6 +190,7 @@ def test_the_geocoder_keeps_its_index_and_reads_it_next_time(monkeypatch, settin
         lambda blob: b"{}\n" + blob.partition(b"\n")[2],  # no head
         lambda blob: blob.replace(b'"format": 1', b'"format": 99', 1),  # another format
         lambda blob: b"not an index at all",
+        lambda blob: blob[:-1] + bytes([blob[-1] ^ 1]),  # one bit of a town's data flipped
     ],
 )
 def test_a_damaged_index_is_read_past_and_made_again(monkeypatch, settings, tmp_path, damage):
