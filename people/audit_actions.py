@@ -13,7 +13,7 @@ ACTIONS = {
     "people.protection_change_refused": _("Protection level change refused"),
     "people.reveal_refused": _("Identity reveal refused by protection level"),
     "people.name_lookup": _("Name looked up"),
-    "people.rotate_keys": _("Identity keys rotated"),
+    "people.rotate_keys": _("Field encryption keys rotated"),
     "people.export": _("People exported"),
     "consent.record": _("Consent recorded"),
     "consent.withdraw": _("Consent withdrawn"),
