@@ -237,3 +237,11 @@ def test_who_was_present_is_shown_to_the_lead_on_the_session_page(client, cast, 
     assert "The lead, the mother, a psychologist" in html
     client.force_login(cast.investigator)
     assert client.get(_url("session", cast, session.pk)).status_code == 403
+
+
+def test_the_session_form_in_arabic_has_no_english_placeholder(client, cast, missing):
+    client.force_login(cast.lead)
+    client.cookies["django_language"] = "ar"
+    html = client.get(_url("session_create", cast, missing.victim.code)).content.decode()
+    assert "Select an option" not in html
+    assert html.count("- اختر من القائمة -") == 2  # family member and facility
