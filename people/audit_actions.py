@@ -14,6 +14,7 @@ ACTIONS = {
     "people.reveal_refused": _("Identity reveal refused by protection level"),
     "people.name_lookup": _("Name looked up"),
     "people.rotate_keys": _("Field encryption keys rotated"),
+    "people.reseal": _("Sealed fields re-encrypted under the current key"),
     "people.export": _("People exported"),
     "consent.record": _("Consent recorded"),
     "consent.withdraw": _("Consent withdrawn"),

@@ -68,7 +68,7 @@ def _rotate_chunk(
                 entry.resealed(row)
         audit.record(
             actor,
-            "people.rotate_keys",
+            "people.reseal",
             key_id=key_id,
             model=entry.label,
             rows=len(chunk),
@@ -83,10 +83,11 @@ def rotate_field_keys(*, actor: Account | None = None, batch_size: int = 200) ->
     First every value is opened (with whichever configured key sealed it): if one does
     not open, ``crypto.DecryptionError`` is raised and nothing has changed. Then the rows
     are sealed again in chunks of ``batch_size``, each chunk one durable transaction with
-    its audit entry, so a long rotation holds no lock for long and one stopped halfway
-    keeps what it finished: running it again completes it (every row is sealed again each
-    time, which also rebuilds people's name index). Afterwards the old keys can be
-    removed from ATHAR_FIELD_KEYS.
+    its audit entry (``people.reseal``), so a long rotation holds no lock for long and one
+    stopped halfway keeps what it finished: running it again completes it (every row is
+    sealed again each time, which also rebuilds people's name index). The rotation ends
+    with one ``people.rotate_keys`` entry, which search follows to key every name again.
+    Afterwards the old keys can be removed from ATHAR_FIELD_KEYS.
     """
     key_id = crypto.current_key_id()
     entries = sealed.registered()
@@ -104,4 +105,13 @@ def rotate_field_keys(*, actor: Account | None = None, batch_size: int = 200) ->
             rows[entry.label] += done
             reencrypted += stale
             chunks += 1
+    with transaction.atomic(durable=True):
+        audit.record(
+            actor,
+            "people.rotate_keys",
+            key_id=key_id,
+            rows=rows,
+            reencrypted=reencrypted,
+            chunks=chunks,
+        )
     return RotationReport(rows, reencrypted, key_id, chunks)

@@ -88,8 +88,11 @@ def test_after_rotate_keys_the_old_key_can_be_removed(cast):
         for i, person in enumerate(people):
             assert _reload(person).open_identity() == Identity(name_ar=f"{NAME} {i}", phone=str(i))
             assert crypto.key_id_of(_reload(person).enc_name_ar) == "new"
-    entry = AuditEntry.objects.get(action="people.rotate_keys")
-    assert entry.details == {"key_id": "new", "model": "people.Person", "rows": 3, "reencrypted": 3}
+    chunk = AuditEntry.objects.get(action="people.reseal")
+    assert chunk.details == {"key_id": "new", "model": "people.Person", "rows": 3, "reencrypted": 3}
+    done = AuditEntry.objects.get(action="people.rotate_keys")  # the last entry of the rotation
+    assert done.seq > chunk.seq
+    assert (done.details["rows"]["people.Person"], done.details["reencrypted"]) == (3, 3)
 
 
 def test_rotation_goes_in_chunks_each_with_its_audit_entry(cast):
@@ -101,7 +104,7 @@ def test_rotation_goes_in_chunks_each_with_its_audit_entry(cast):
     with override_settings(FIELD_KEYS=[new, old]):
         call_command("rotate_keys", "--batch-size", "2", stdout=(out := _Out()))
     assert "5 rows in 3 chunks" in out.text
-    entries = AuditEntry.objects.filter(action="people.rotate_keys").order_by("seq")
+    entries = AuditEntry.objects.filter(action="people.reseal").order_by("seq")
     assert [e.details["rows"] for e in entries] == [2, 2, 1]
     with override_settings(FIELD_KEYS=[new]):
         assert {_reload(p).open_identity().name_ar for p in people} == {
@@ -147,7 +150,8 @@ def test_a_rotation_stopped_halfway_keeps_its_chunks_and_a_rerun_completes_it(ca
         services.rotate_field_keys(batch_size=2)
     keys = sorted(crypto.key_id_of(_reload(p).enc_name_ar) for p in people)
     assert keys == ["new", "new", "old", "old", "old"]  # the first chunk is durable
-    assert AuditEntry.objects.filter(action="people.rotate_keys").count() == 1
+    assert AuditEntry.objects.filter(action="people.reseal").count() == 1
+    assert not AuditEntry.objects.filter(action="people.rotate_keys").exists()  # not finished
 
     monkeypatch.setattr(rotation, "_rotate_chunk", real)
     with override_settings(FIELD_KEYS=[new, old]):
@@ -230,7 +234,9 @@ def test_rotate_keys_changes_nothing_when_a_value_does_not_open(cast):
         call_command("rotate_keys", "--batch-size", "1", stdout=_Out())
     assert _reload(kept).enc_name_ar == kept.enc_name_ar
     assert _reload(lost).enc_name_ar == lost.enc_name_ar
-    assert not AuditEntry.objects.filter(action="people.rotate_keys").exists()
+    assert not AuditEntry.objects.filter(
+        action__in=["people.reseal", "people.rotate_keys"]
+    ).exists()
 
 
 def test_rotate_keys_rebuilds_the_name_index_under_a_new_index_key(cast):
