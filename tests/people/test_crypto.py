@@ -257,3 +257,14 @@ def test_any_text_round_trips_and_opens_only_where_it_was_sealed(value, column):
     assert crypto.decrypt(token, aad) == value
     with pytest.raises(crypto.DecryptionError):
         crypto.decrypt(token, crypto.associated_data("people_person", "row-b", column))
+
+
+def test_rotate_keys_refuses_a_batch_size_below_one(cast):
+    from django.core.management.base import CommandError
+
+    register_person(cast.case, cast.investigator, name_ar=NAME)
+    with pytest.raises(CommandError, match="at least 1"):
+        call_command("rotate_keys", "--batch-size", "0", stdout=_Out())
+    assert not AuditEntry.objects.filter(
+        action__in=["people.reseal", "people.rotate_keys"]
+    ).exists()
