@@ -246,8 +246,8 @@ def _identify_form(candidate: Candidate, data: Any = None) -> IdentifyForm:
 
 
 def _session_page(request, case, actor, session, failed=None, status=200):
-    """The session page; ``failed`` is the candidate whose identify form came back with
-    errors (bound to what was typed)."""
+    """The session page; ``failed`` is (candidate id, its identify form) when that form
+    came back with errors: shown again bound to what was typed."""
     candidates = list(session.candidates.select_related("item", "identification"))
     for candidate in candidates:  # only a photo the family chose to see is sent at all
         candidate.url = (
