@@ -7,6 +7,10 @@ from django.utils.translation import gettext_lazy as _
 from .access import Role
 from .models import Case
 
+# The blank choice every select shows first (Django 6.1's ``BLANK_CHOICE_LABEL``): Django's
+# own Arabic catalogue does not have it yet. Marked here so that ours carries it.
+BLANK_CHOICE_LABEL = _("- Select an option -")
+
 
 class AccessRequestForm(forms.Form):
     reference = forms.CharField(label=_("Case reference"), max_length=32)

@@ -7,6 +7,12 @@ class MissingConfig(AppConfig):
     verbose_name = _("The missing")
 
     def ready(self) -> None:
+        from people import sealed
+
         from . import panels
+        from .models import PROTECTED_FIELDS, Candidate, Profile
 
         panels.register()  # the case's link to its missing people
+        # What rotate_keys re-encrypts here: the antemortem profile, who was present.
+        sealed.register(Profile, [f"enc_{n}" for n in PROTECTED_FIELDS])
+        sealed.register(Candidate, ["enc_present"], blank=["enc_present"])

@@ -3,7 +3,10 @@ family identification sessions.
 
 The profile's descriptive fields and the family contact are protected like identity:
 encrypted at rest with ``people.crypto`` (each ciphertext bound to its row and column)
-and opened only by ``services.reveal_profile``, for those who may reveal the person.
+and opened only by ``services.reveal_profile``, for those who may reveal the person. Who
+was present at an identification is sealed the same way, and shown only to the lead, on
+the session page. The app registers these sealed columns (``people.sealed``, from
+``apps.MissingConfig.ready``), so ``rotate_keys`` re-encrypts them.
 """
 
 from __future__ import annotations
@@ -156,7 +159,8 @@ class Candidate(models.Model):
         "evidence.Identification", models.PROTECT, null=True, blank=True, related_name="+"
     )
     consent = models.BooleanField(default=False)  # the family member's consent to record it
-    present = models.CharField(max_length=500, blank=True)  # who was present, by role
+    # Who was present at the identification, by role: sealed ("" until it is recorded).
+    enc_present = models.TextField(default="", blank=True)
 
     objects = CandidateQuerySet.as_manager()
 
@@ -168,3 +172,13 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}/{self.order}"
+
+    def _aad(self) -> bytes:
+        return crypto.associated_data(self._meta.db_table, self.pk, "enc_present")
+
+    def seal_present(self, present: str) -> None:
+        self.enc_present = crypto.encrypt(present, self._aad())
+
+    def open_present(self) -> str:
+        """Who was present, in the clear (for the lead's session page)."""
+        return crypto.decrypt(self.enc_present, self._aad()) if self.enc_present else ""

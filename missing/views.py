@@ -236,10 +236,18 @@ def _session(request: HttpRequest, ref: str, session_id: int):
 @require_GET
 def session_detail(request: HttpRequest, ref: str, session_id: int) -> HttpResponse:
     case, actor, session = _session(request, ref, session_id)
-    return _session_page(request, case, actor, session, IdentifyForm())
+    return _session_page(request, case, actor, session)
 
 
-def _session_page(request, case, actor, session, form, failed=None, status=200):
+def _identify_form(candidate: Candidate, data: Any = None) -> IdentifyForm:
+    """The identify form of one candidate: its own HTML ids (``c<pk>-confidence``), since
+    the page shows one form for each photo the family looked at."""
+    return IdentifyForm(data, auto_id=f"c{candidate.pk}-%s")
+
+
+def _session_page(request, case, actor, session, failed=None, status=200):
+    """The session page; ``failed`` is (candidate id, its identify form) when that form
+    came back with errors: shown again bound to what was typed."""
     candidates = list(session.candidates.select_related("item", "identification"))
     for candidate in candidates:  # only a photo the family chose to see is sent at all
         candidate.url = (
@@ -247,9 +255,14 @@ def _session_page(request, case, actor, session, form, failed=None, status=200):
             if candidate.shown_at
             else ""
         )
-    values = {"case": case, "session": session, "candidates": candidates, "identify_form": form}
-    if failed is not None:
-        values["failed"] = failed
+        candidate.form = (
+            failed[1]
+            if failed is not None and failed[0] == candidate.pk
+            else _identify_form(candidate)
+        )
+        # Who was present is sealed: opened here, for the lead who runs the session.
+        candidate.present = candidate.open_present() if candidate.identification_id else ""
+    values = {"case": case, "session": session, "candidates": candidates}
     return render(request, "missing/session.html", values, status=status)
 
 
@@ -276,7 +289,7 @@ def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidat
     candidate = _candidate(session, candidate_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
-    form = IdentifyForm(request.POST)
+    form = _identify_form(candidate, request.POST)
     if form.is_valid():
         try:
             services.identify(actor=actor, case=case, candidate=candidate, **form.cleaned_data)
@@ -285,4 +298,4 @@ def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidat
         else:
             messages.success(request, _("Identification recorded; the victim's status follows."))
             return redirect("missing:session", case.reference, session.pk)
-    return _session_page(request, case, actor, session, form, failed=candidate.pk, status=400)
+    return _session_page(request, case, actor, session, (candidate.pk, form), status=400)

@@ -9,7 +9,18 @@ class PeopleConfig(AppConfig):
     def ready(self) -> None:
         from casefiles.panels import register_panel
 
+        from . import sealed
+        from .models import LATER_FIELDS, PROTECTED_FIELDS, Person
+        from .services import reindex_names
+
         register_panel("case_links", _case_link, order=20)
+        # A person's identity: sealed again by rotate_keys, with the name index rebuilt.
+        sealed.register(
+            Person,
+            [f"enc_{n}" for n in PROTECTED_FIELDS],
+            blank=[f"enc_{n}" for n in LATER_FIELDS],
+            resealed=reindex_names,
+        )
 
 
 def _case_link(context, case):

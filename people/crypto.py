@@ -4,7 +4,8 @@ A stored value reads ``athar1:<key id>:<base64url(nonce ‖ ciphertext ‖ tag)>
 associated data is ``<table>|<row id>|<column>``: a ciphertext copied to another row or
 column fails to decrypt. Keys come from ``settings.FIELD_KEYS`` (the first encrypts,
 all decrypt), so a key is retired by putting a new one first, running
-``manage.py rotate_keys`` and then removing the old one.
+``manage.py rotate_keys`` (which re-encrypts every column registered in ``sealed``) and
+then removing the old one.
 
 The blind index is ``HMAC-SHA256(BLIND_INDEX_KEY, normalise(name))``: equal names give
 equal digests, so "is this person already registered?" needs no decryption, and the

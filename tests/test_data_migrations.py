@@ -30,6 +30,7 @@ APPS = (
     "search",
     "places",
     "disclosure",
+    "missing",
     "demo",
 )
 CASEFILES_BEFORE_BINDINGS = ("casefiles", "0006_second_factor_resets")
@@ -509,6 +510,56 @@ def syria_gazetteer() -> None:
     assert place.get(code="SY-RD-DOUMA").pk == kept.pk
 
 
+def present_sealed() -> None:
+    """missing 0003: who was present at an identification, stored in plain text before,
+    is sealed (``people.crypto``, bound to its row and column); a candidate with nothing
+    recorded keeps nothing; the reverse opens the values again."""
+    from people import crypto
+
+    apps = _migrate(("missing", "0002_statuschange_append_only"))
+    case, user = _case_and_user(apps)
+    victim, mother = _person(apps, case, user, "V-1"), _person(apps, case, user, "W-1")
+    profile = apps.get_model("missing", "Profile").objects.create(
+        case=case,
+        person=victim,
+        created_by=user,
+        **{f"enc_{n}": "ciphertext" for n in ("physical", "clothing", "marks", "dental")},
+        **{f"enc_{n}": "ciphertext" for n in ("last_seen_text", "detainee_number")},
+        enc_family_contact="ciphertext",
+    )
+    session = apps.get_model("missing", "Session").objects.create(
+        case=case, profile=profile, family_member=mother, prepared_by=user
+    )
+    candidate = apps.get_model("missing", "Candidate").objects
+    for n, present in enumerate(["الأم وأخوها زياد", ""], 1):
+        stored = apps.get_model("evidence", "StoredFile").objects.create(
+            sha256=f"{n:064d}", size=1, media_type="image/jpeg", storage_key=f"sha256/{n}"
+        )
+        item = apps.get_model("evidence", "EvidenceItem").objects.create(
+            case=case,
+            reference=f"EV-{n:06d}",
+            kind="photo",
+            original_filename=f"DSC_{n:04d}.JPG",
+            original_path=f"DSC_{n:04d}.JPG",
+            original=stored,
+        )
+        candidate.create(session=session, item=item, order=n, present=present)
+    seen, blank = candidate.order_by("order")
+
+    apps = _migrate(("missing", "0003_seal_who_was_present"))
+    candidate = apps.get_model("missing", "Candidate").objects
+    sealed = candidate.get(pk=seen.pk).enc_present
+    assert sealed.startswith("athar1:") and "زياد" not in sealed
+    aad = crypto.associated_data("missing_candidate", seen.pk, "enc_present")
+    assert crypto.decrypt(sealed, aad) == "الأم وأخوها زياد"
+    assert candidate.get(pk=blank.pk).enc_present == ""
+
+    apps = _migrate(("missing", "0002_statuschange_append_only"))
+    candidate = apps.get_model("missing", "Candidate").objects
+    assert candidate.get(pk=seen.pk).present == "الأم وأخوها زياد"
+    assert candidate.get(pk=blank.pk).present == ""
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -516,6 +567,7 @@ SCENARIOS = {
     ("people", "0003_approved_testimony_locked"): approved_testimony_locked,
     ("people", "0005_bind_history_to_audit_chain"): history_bound,
     ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
+    ("missing", "0003_seal_who_was_present"): present_sealed,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,

@@ -259,8 +259,8 @@ def identify(
         )
         candidate.identification = identification
         candidate.consent = True
-        candidate.present = present.strip()[:500]
-        candidate.save(update_fields=["identification", "consent", "present"])
+        candidate.seal_present(present.strip()[:500])
+        candidate.save(update_fields=["identification", "consent", "enc_present"])
         audit.record(
             actor,
             "missing.identified",

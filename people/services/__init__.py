@@ -3,7 +3,8 @@ in its own durable transaction. Audit entries name people by their code, never b
 identity.
 
 - ``registration``: registering a person, their roles in a case, relations between people;
-- ``identity``: the protection level, revealing an identity, name look-up, key rotation;
+- ``identity``: the protection level, revealing an identity, changing names, name look-up;
+- ``rotation``: re-encrypting every sealed column (``people.sealed``) under a new key;
 - ``consent``: recording and withdrawing consent, and asking it before sharing;
 - ``testimony``: statements, versions, the review, the diff between versions.
 
@@ -20,14 +21,19 @@ from .consent import (
     withdraw_consent,
 )
 from .identity import (
-    RotationReport,
     change_names,
     change_protection,
     find_people_by_name,
     reveal_identity,
-    rotate_field_keys,
 )
-from .registration import VICTIM_FIELDS, add_case_role, register_person, relate_people
+from .registration import (
+    VICTIM_FIELDS,
+    add_case_role,
+    register_person,
+    reindex_names,
+    relate_people,
+)
+from .rotation import RotationReport, rotate_field_keys
 from .testimony import (
     FIRST_VERSION,
     create_testimony,
@@ -51,6 +57,7 @@ __all__ = [
     "may_share_testimony",
     "record_consent",
     "register_person",
+    "reindex_names",
     "relate_people",
     "reveal_identity",
     "revise_testimony",

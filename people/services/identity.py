@@ -1,9 +1,9 @@
-"""A person's identity: who may see it (reveal, protection level), looking a name up
-through its blind index, and re-encrypting every identity under a new key."""
+"""A person's identity: who may see it (reveal, protection level), changing the names,
+and looking a name up through its blind index."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -174,36 +174,3 @@ def find_people_by_name(*, actor: Account, case: Case, name: str) -> list[Person
             withheld=len(matched) - len(found),
         )
     return found
-
-
-@dataclass(frozen=True)
-class RotationReport:
-    people: int
-    reencrypted: int
-    key_id: str
-
-
-def rotate_field_keys(*, actor: Account | None = None, batch_size: int = 200) -> RotationReport:
-    """Re-encrypt every identity under the current key and rebuild the name index.
-
-    Values are decrypted with whichever configured key sealed them. Afterwards the old
-    keys can be removed from ATHAR_FIELD_KEYS.
-    """
-    key_id = crypto.current_key_id()
-    people = reencrypted = 0
-    with transaction.atomic(durable=True):
-        for person in Person.objects.select_for_update().order_by("code").iterator(batch_size):
-            identity = person.open_identity()
-            stale = any(
-                not stored or crypto.key_id_of(stored) != key_id
-                for stored in (getattr(person, f"enc_{n}") for n in PROTECTED_FIELDS)
-            )
-            person.seal_identity(identity)
-            person.save(update_fields=[f"enc_{n}" for n in PROTECTED_FIELDS])
-            _index_names(person, identity)
-            people += 1
-            reencrypted += stale
-        audit.record(
-            actor, "people.rotate_keys", key_id=key_id, people=people, reencrypted=reencrypted
-        )
-    return RotationReport(people, reencrypted, key_id)

@@ -57,6 +57,12 @@ def _index_names(person: Person, identity: Identity) -> None:
     )
 
 
+def reindex_names(person: Person) -> None:
+    """Rebuild a person's name index from their identity (after their identity is sealed
+    again by ``rotate_keys``, so a new index key takes effect too)."""
+    _index_names(person, person.open_identity())
+
+
 def register_person(
     *,
     actor: Account,

@@ -65,12 +65,16 @@ def test_a_family_identification_session_on_the_demo_case(server):  # noqa: F811
         assert len(set(_shown_audited(server.env))) == 2
 
         shown = page.locator("li.candidate").nth(5)
-        shown.locator("select[name=confidence]").select_option("certain")
-        shown.locator("select[name=status]").select_option("identified")
-        shown.locator("input[name=present]").fill("The case lead, the mother, her brother")
-        shown.locator("input[name=consent]").check()
+        # Each shown photo has its own form: its labels name its own inputs.
+        shown.get_by_label("Confidence").select_option("certain")
+        shown.get_by_label("The victim's status becomes").select_option("identified")
+        shown.get_by_label("Who was present").fill("The case lead, the mother, her brother")
+        shown.get_by_label("The family member consents").check()
         shown.locator("button[type=submit]").click()
         page.wait_for_selector("li.candidate p.identified")
+        # Who was present is shown to the lead beside the identification.
+        present = page.locator("li.candidate p.present").inner_text()
+        assert "The case lead, the mother, her brother" in present
 
         page.goto(f"/cases/{CASE}/missing/{VICTIM}/")
         assert page.get_attribute("#missing-status", "data-status") == "identified"
@@ -91,3 +95,5 @@ def test_the_missing_pages_render_in_arabic(server):  # noqa: F811
         page.click("#prepare-session")
         page.wait_for_selector("#id_family_member")
         assert "رقم الجثة من" in page.inner_text("main")
+        blank = page.locator("#id_family_member option").first.inner_text()
+        assert blank == "- اختر من القائمة -"

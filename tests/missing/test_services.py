@@ -7,8 +7,9 @@ from django.db import connection
 from casefiles.access import INVESTIGATOR_GROUP
 from casefiles.models import AuditEntry
 from evidence.models import Identification
-from missing.models import Antemortem, Profile, StatusChange
+from missing.models import Antemortem, Candidate, Profile, StatusChange
 from missing.services import missing as services
+from people import crypto
 from tests.factories import MembershipFactory, UserFactory, register_person
 
 from .conftest import FAMILY_CONTACT, MARKS
@@ -172,3 +173,30 @@ def test_save_profile_audits_fields_never_values(cast, missing):
     assert "family_contact" in str(entry.details) and "changed" not in str(
         {k: v for k, v in entry.details.items() if k != "fields"}
     )
+
+
+def test_who_was_present_is_stored_sealed(cast, missing):
+    session = services.prepare_session(
+        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
+    )
+    candidate = session.candidates.first()
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
+    services.identify(
+        actor=cast.lead,
+        case=cast.case,
+        candidate=candidate,
+        confidence="certain",
+        consent=True,
+        present="الأم وأخوها زياد",
+        status="identified",
+    )
+    stored = Candidate.objects.get(pk=candidate.pk)
+    assert stored.enc_present.startswith("athar1:")
+    assert stored.open_present() == "الأم وأخوها زياد"
+    dump = _dump_all_tables()
+    assert "زياد" not in dump
+    # bound to its row: copied onto another candidate, it does not open
+    other = session.candidates.exclude(pk=candidate.pk).first()
+    Candidate.objects.filter(pk=other.pk).update(enc_present=stored.enc_present)
+    with pytest.raises(crypto.DecryptionError):
+        Candidate.objects.get(pk=other.pk).open_present()

@@ -1,5 +1,8 @@
 """The missing pages: who may open them, what bad input gets, and their query counts."""
 
+import re
+from html.parser import HTMLParser
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -161,3 +164,84 @@ def test_query_counts_of_the_missing_pages(client, cast, missing):
         "reveal": 17 + CHAIN_LOCK,
         "session": 8,
     }
+
+
+class _Forms(HTMLParser):
+    """The ids of the whole page, and each identify form's input ids and label targets."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.forms, self._form = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "form" and "identify" in (attrs.get("class") or ""):
+            self._form = {"inputs": [], "labels": []}
+            self.forms.append(self._form)
+        elif self._form is not None and tag in ("input", "select", "textarea") and "id" in attrs:
+            self._form["inputs"].append(attrs["id"])
+        elif self._form is not None and tag == "label":
+            self._form["labels"].append(attrs["for"])
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+
+
+def _parsed(page):
+    parser = _Forms()
+    parser.feed(page.content.decode())
+    return parser
+
+
+def test_each_shown_photo_has_an_identify_form_with_its_own_ids(client, cast, missing):
+    session = _session(cast, missing)
+    for candidate in session.candidates.all():
+        services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
+    client.force_login(cast.lead)
+    page = _parsed(client.get(_url("session", cast, session.pk)))
+    assert len(page.forms) == 3
+    assert len(page.ids) == len(set(page.ids))  # no id twice on the page
+    for form in page.forms:  # each label names an input of its own form
+        assert len(form["labels"]) == 5 and set(form["labels"]) <= set(form["inputs"])
+    # A form sent back with an error keeps its candidate's ids and what was typed.
+    first = session.candidates.first()
+    bad = client.post(
+        _url("identify", cast, session.pk, first.pk),
+        {"confidence": "certain", "status": "identified", "present": "The lead and the mother"},
+    )
+    assert bad.status_code == 400
+    page = _parsed(bad)
+    assert len(page.ids) == len(set(page.ids))
+    typed = re.search(r'<input [^>]*value="The lead and the mother"[^>]*>', bad.content.decode())
+    assert typed and f'id="c{first.pk}-present"' in typed[0]
+
+
+def test_who_was_present_is_shown_to_the_lead_on_the_session_page(client, cast, missing):
+    session = _session(cast, missing)
+    candidate = session.candidates.first()
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
+    services.identify(
+        actor=cast.lead,
+        case=cast.case,
+        candidate=candidate,
+        confidence="certain",
+        consent=True,
+        present="The lead, the mother, a psychologist",
+        status="identified",
+    )
+    client.force_login(cast.lead)
+    html = client.get(_url("session", cast, session.pk)).content.decode()
+    assert "The lead, the mother, a psychologist" in html
+    client.force_login(cast.investigator)
+    assert client.get(_url("session", cast, session.pk)).status_code == 403
+
+
+def test_the_session_form_in_arabic_has_no_english_placeholder(client, cast, missing):
+    client.force_login(cast.lead)
+    client.cookies["django_language"] = "ar"
+    html = client.get(_url("session_create", cast, missing.victim.code)).content.decode()
+    assert "Select an option" not in html
+    assert html.count("- اختر من القائمة -") == 2  # family member and facility

@@ -82,13 +82,85 @@ def test_after_rotate_keys_the_old_key_can_be_removed(cast):
         ]
     with override_settings(FIELD_KEYS=[new, old]):
         call_command("rotate_keys", stdout=(out := _Out()))
-    assert "3 people, 3 re-encrypted" in out.text
+    assert "people.Person: 3 rows" in out.text
+    assert "3 re-encrypted from older keys; all under key new" in out.text
     with override_settings(FIELD_KEYS=[new]):
         for i, person in enumerate(people):
             assert _reload(person).open_identity() == Identity(name_ar=f"{NAME} {i}", phone=str(i))
             assert crypto.key_id_of(_reload(person).enc_name_ar) == "new"
-    entry = AuditEntry.objects.get(action="people.rotate_keys")
-    assert entry.details == {"key_id": "new", "people": 3, "reencrypted": 3}
+    chunk = AuditEntry.objects.get(action="people.reseal")
+    assert chunk.details == {"key_id": "new", "model": "people.Person", "rows": 3, "reencrypted": 3}
+    done = AuditEntry.objects.get(action="people.rotate_keys")  # the last entry of the rotation
+    assert done.seq > chunk.seq
+    assert (done.details["rows"]["people.Person"], done.details["reencrypted"]) == (3, 3)
+
+
+def test_rotation_goes_in_chunks_each_with_its_audit_entry(cast):
+    old, new = _key("old"), _key("new")
+    with override_settings(FIELD_KEYS=[old]):
+        people = [
+            register_person(cast.case, cast.investigator, name_ar=f"{NAME} {i}") for i in range(5)
+        ]
+    with override_settings(FIELD_KEYS=[new, old]):
+        call_command("rotate_keys", "--batch-size", "2", stdout=(out := _Out()))
+    assert "5 rows in 3 chunks" in out.text
+    entries = AuditEntry.objects.filter(action="people.reseal").order_by("seq")
+    assert [e.details["rows"] for e in entries] == [2, 2, 1]
+    with override_settings(FIELD_KEYS=[new]):
+        assert {_reload(p).open_identity().name_ar for p in people} == {
+            f"{NAME} {i}" for i in range(5)
+        }
+
+
+def test_rotation_is_idempotent(cast):
+    from people import services
+
+    old, new = _key("old"), _key("new")
+    with override_settings(FIELD_KEYS=[old]):
+        person = register_person(cast.case, cast.investigator, name_ar=NAME, phone="1")
+    with override_settings(FIELD_KEYS=[new, old]):
+        first = services.rotate_field_keys()
+        again = services.rotate_field_keys()
+    assert (first.people, first.reencrypted) == (1, 1)
+    assert (again.people, again.reencrypted) == (1, 0)  # nothing left on the old key
+    with override_settings(FIELD_KEYS=[new]):
+        assert _reload(person).open_identity() == Identity(name_ar=NAME, phone="1")
+
+
+def test_a_rotation_stopped_halfway_keeps_its_chunks_and_a_rerun_completes_it(cast, monkeypatch):
+    from people import services
+    from people.services import rotation
+
+    old, new = _key("old"), _key("new")
+    with override_settings(FIELD_KEYS=[old]):
+        people = [
+            register_person(cast.case, cast.investigator, name_ar=f"{NAME} {i}") for i in range(5)
+        ]
+    real, done = rotation._rotate_chunk, []
+
+    def killed_after_the_first_chunk(*args, **kwargs):
+        if done:
+            raise KeyboardInterrupt
+        rows, *rest = real(*args, **kwargs)
+        done.extend([rows] if rows else [])
+        return rows, *rest
+
+    monkeypatch.setattr(rotation, "_rotate_chunk", killed_after_the_first_chunk)
+    with override_settings(FIELD_KEYS=[new, old]), pytest.raises(KeyboardInterrupt):
+        services.rotate_field_keys(batch_size=2)
+    keys = sorted(crypto.key_id_of(_reload(p).enc_name_ar) for p in people)
+    assert keys == ["new", "new", "old", "old", "old"]  # the first chunk is durable
+    assert AuditEntry.objects.filter(action="people.reseal").count() == 1
+    assert not AuditEntry.objects.filter(action="people.rotate_keys").exists()  # not finished
+
+    monkeypatch.setattr(rotation, "_rotate_chunk", real)
+    with override_settings(FIELD_KEYS=[new, old]):
+        report = services.rotate_field_keys(batch_size=2)
+    assert (report.people, report.reencrypted) == (5, 3)
+    with override_settings(FIELD_KEYS=[new]):
+        assert [_reload(p).open_identity().name_ar for p in people] == [
+            f"{NAME} {i}" for i in range(5)
+        ]
 
 
 def test_without_the_key_that_sealed_them_values_do_not_open(cast):
@@ -156,12 +228,15 @@ def test_rotate_keys_changes_nothing_when_a_value_does_not_open(cast):
         kept = register_person(cast.case, cast.investigator, name_ar=NAME)
     with override_settings(FIELD_KEYS=[_key("lost")]):
         lost = register_person(cast.case, cast.investigator, name_ar="سامر")
-    assert kept.code < lost.code  # rotation goes by code: ``kept`` is re-encrypted first
+    # Every value is opened before any chunk is written: one row a chunk, whichever
+    # comes first, nothing changes.
     with override_settings(FIELD_KEYS=[_key("new"), old]), pytest.raises(CommandError):
-        call_command("rotate_keys", stdout=_Out())
+        call_command("rotate_keys", "--batch-size", "1", stdout=_Out())
     assert _reload(kept).enc_name_ar == kept.enc_name_ar
     assert _reload(lost).enc_name_ar == lost.enc_name_ar
-    assert not AuditEntry.objects.filter(action="people.rotate_keys").exists()
+    assert not AuditEntry.objects.filter(
+        action__in=["people.reseal", "people.rotate_keys"]
+    ).exists()
 
 
 def test_rotate_keys_rebuilds_the_name_index_under_a_new_index_key(cast):
@@ -182,3 +257,14 @@ def test_any_text_round_trips_and_opens_only_where_it_was_sealed(value, column):
     assert crypto.decrypt(token, aad) == value
     with pytest.raises(crypto.DecryptionError):
         crypto.decrypt(token, crypto.associated_data("people_person", "row-b", column))
+
+
+def test_rotate_keys_refuses_a_batch_size_below_one(cast):
+    from django.core.management.base import CommandError
+
+    register_person(cast.case, cast.investigator, name_ar=NAME)
+    with pytest.raises(CommandError, match="at least 1"):
+        call_command("rotate_keys", "--batch-size", "0", stdout=_Out())
+    assert not AuditEntry.objects.filter(
+        action__in=["people.reseal", "people.rotate_keys"]
+    ).exists()

@@ -122,6 +122,25 @@ def test_a_person_registered_before_names_had_parts_still_opens(cast):
     assert Person.objects.get(pk=person.pk).enc_name_parts.startswith("athar1:")
 
 
+def test_a_rotation_in_chunks_keys_every_name_again_once_under_a_new_index_key(cast, monkeypatch):
+    """Search follows the rotation's last entry, not each chunk's."""
+    import secrets
+
+    from django.test import override_settings
+
+    from search import names_index
+
+    people = [register_person(cast.case, cast.lead, name_latin=f"Haddad {n}") for n in "abc"]
+    calls = []
+    real = names_index.reindex
+    monkeypatch.setattr(names_index, "reindex", lambda *a: calls.append(a) or real(*a))
+    with override_settings(BLIND_INDEX_KEY=secrets.token_bytes(32)):
+        assert _people(cast.investigator, "Haddad") == []
+        services.rotate_field_keys(batch_size=1)
+        assert sorted(_people(cast.investigator, "Haddad")) == sorted(p.code for p in people)
+    assert len(calls) == 1
+
+
 def _named_queries(user, query):
     from django.test.utils import CaptureQueriesContext
 
