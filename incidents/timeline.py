@@ -27,7 +27,7 @@ from casefiles.models import Case
 from evidence.models import CustodyEvent, EvidenceItem
 from people.models import Testimony
 from people.protection import withheld_testimonies
-from places.models import ItemLocation, Kind, Place
+from places.models import ItemLocation, Place
 
 from .filters import PLACE_DEPTH
 from .models import Act, Incident, Perpetrator
@@ -84,9 +84,8 @@ def _photos(user: User | None, case: Case, place: Place | None) -> list[Mark]:
         .exclude(testimony_id__in=withheld_testimonies(user, case))
     )
     if place is not None:
-        field = "facility" if place.kind == Kind.FACILITY else "governorate"
-        located = ItemLocation.objects.filter(case=case, **{field: place}).values("item_id")
-        items = items.filter(pk__in=located)
+        located = ItemLocation.objects.filter(case=case).within(place)
+        items = items.filter(pk__in=located.values("item_id"))
     days = (
         items.values("provenance__taken_date")
         .annotate(n=Count("pk"))

@@ -6,29 +6,20 @@ calls ``locate_within`` through its hook), and for items taken in before by
 from __future__ import annotations
 
 import logging
-import re
 from decimal import Decimal
 
 from django.db.models import F, Q
 
 from casefiles.bulk import insert_rows
-from search.normalise import normalise
 
 from . import geocode
-from .models import ItemLocation, Kind, Place
+from .models import ItemLocation, Kind, Place, town_key
 
 log = logging.getLogger(__name__)
 
 FACILITY_KM = 2.0  # a photo this close to a seeded facility is placed at it
 
 Position = tuple[int, Decimal, Decimal]
-_NOT_A_LETTER = re.compile(r"[^\w ]+")
-
-
-def town_key(name: str) -> str:
-    """A town's name as it is searched: normalised, without its apostrophes and the
-    ʿayn and hamza signs of transliteration (GeoNames writes Irbin with a left quote before it)."""
-    return " ".join(_NOT_A_LETTER.sub("", normalise(name)).split())
 
 
 def locate_within(case_id: int, positions: list[Position]) -> int:

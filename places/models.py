@@ -6,12 +6,22 @@ coordinates. It is reference data, not case content: any signed-in user may sear
 ``search_text`` holds every name of a place in the searchable form of
 ``search.normalise`` (written on save), so a search in either script, with or without
 hamza, taa marbuta or Latin accents, finds the place.
+
+A photo is placed (``ItemLocation``) by what its GPS position gives: the nearest
+GeoNames town (by its key), that town's first-order division (a governorate) and a
+seeded facility close by. GeoNames knows no districts, so a photo is in a district
+when its nearest town is one of the district's towns: each town of the gazetteer keeps
+the keys of all its names (``PlaceKey``, written on save), and the photos within a
+place are one query whatever its kind (``ItemLocationQuerySet.within``).
 """
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import models, transaction
+from django.db.models import Exists, Q
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -38,6 +48,15 @@ class FacilityType(models.TextChoices):
     MILITARY_POLICE = "military_police", _("Military police")
     CHECKPOINT = "checkpoint", _("Checkpoint")
     OTHER = "other", _("Other facility")
+
+
+_NOT_A_LETTER = re.compile(r"[^\w ]+")
+
+
+def town_key(name: str) -> str:
+    """A town's name as it is searched: normalised, without its apostrophes and the
+    ʿayn and hamza signs of transliteration (GeoNames writes Irbin with a left quote before it)."""
+    return " ".join(_NOT_A_LETTER.sub("", normalise(name)).split())
 
 
 def searchable(*names: str) -> str:
@@ -82,7 +101,21 @@ class Place(models.Model):
 
     def save(self, *args, **kwargs) -> None:
         self.search_text = searchable(self.name_en, self.name_ar, *self.alt_names)
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            PlaceKey.objects.filter(place=self).delete()
+            PlaceKey.objects.bulk_create(
+                PlaceKey(place=self, key=key) for key in sorted(self.town_keys())
+            )
+
+    def town_keys(self) -> set[str]:
+        """For a town, the keys of all its names (as ``ItemLocation.town_key`` holds the
+        nearest GeoNames town's): list GeoNames' spelling among the other spellings
+        ("Dūmā" for Douma) and the town's photos are found in it."""
+        if self.kind != Kind.TOWN:
+            return set()
+        names = [self.name_en, self.name_ar, *self.alt_names]
+        return {key[:200] for key in map(town_key, names) if key}
 
     def name(self, language: str | None) -> str:
         return self.name_ar if (language or "").startswith("ar") else self.name_en
@@ -108,6 +141,52 @@ class Place(models.Model):
         return self.latitude is not None and self.longitude is not None
 
 
+class PlaceKey(models.Model):
+    """One key (``town_key``) of one of a town's names: how a photo's nearest GeoNames
+    town is matched to the towns of the gazetteer, and so to their districts."""
+
+    place = models.ForeignKey(Place, models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            # Key first: a place's keys are read by place (the foreign key's index), a
+            # photo's town is matched by key.
+            models.UniqueConstraint(fields=["key", "place"], name="place_key_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.place_id}: {self.key}"
+
+
+class ItemLocationQuerySet(models.QuerySet["ItemLocation"]):
+    def within(self, place: Place) -> ItemLocationQuerySet:
+        """The locations in ``place`` or anywhere within it, one query whatever its kind,
+        each level by an index that starts with the case: a country by its governorates,
+        a governorate or a facility as the location names it, a town by the keys of its
+        names and a district by those of its towns (GeoNames knows no districts), in the
+        governorate above them (two towns of one name may lie in two governorates)."""
+        if place.kind == Kind.FACILITY:
+            return self.filter(facility=place)
+        if place.kind == Kind.GOVERNORATE:
+            return self.filter(governorate=place)
+        if place.kind == Kind.COUNTRY:
+            return self.filter(
+                governorate__in=Place.objects.filter(kind=Kind.GOVERNORATE, parent=place)
+            )
+        towns = Place.objects.filter(Q(pk=place.pk) | Q(parent=place.pk), kind=Kind.TOWN)
+        found = self.filter(town_key__in=PlaceKey.objects.filter(place__in=towns).values("key"))
+        if place.parent_id is None:
+            return found
+        # The governorate above: the parent (a town or district within a governorate) or
+        # the parent's (a town within a district). None above (a place within a country
+        # only): the keys alone.
+        above = Place.objects.filter(
+            Q(pk=place.parent_id) | Q(children=place.parent_id), kind=Kind.GOVERNORATE
+        )
+        return found.filter(Q(governorate__in=above.values("pk")) | ~Exists(above))
+
+
 class ItemLocation(models.Model):
     """Where a photo was taken, as its GPS position says: the nearest town (GeoNames, by
     name and in searchable form), the governorate that names, and the seeded facility
@@ -123,6 +202,8 @@ class ItemLocation(models.Model):
     town_km = models.DecimalField(max_digits=8, decimal_places=2)
     governorate = models.ForeignKey(Place, models.PROTECT, null=True, blank=True, related_name="+")
     facility = models.ForeignKey(Place, models.PROTECT, null=True, blank=True, related_name="+")
+
+    objects = ItemLocationQuerySet.as_manager()
 
     class Meta:
         indexes = [

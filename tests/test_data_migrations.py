@@ -560,6 +560,31 @@ def present_sealed() -> None:
     assert candidate.get(pk=blank.pk).present == ""
 
 
+def town_keys() -> None:
+    """places 0004: a town recorded before it gets the keys of its names (GeoNames'
+    spelling among them), by which the photos near it are found; other places none."""
+    apps = _migrate(("places", "0003_item_locations"))
+    place = apps.get_model("places", "Place").objects
+    douma = place.create(
+        code="SY-RD-DOUMA",
+        kind="town",
+        parent=place.get(code="SY-RD"),
+        name_en="Douma",
+        name_ar="دوما",
+        alt_names=["Dūmā", "Al-Douma"],
+    )
+
+    apps = _migrate(("places", "0004_town_keys"))
+    keys = apps.get_model("places", "PlaceKey").objects
+    assert set(keys.filter(place_id=douma.pk).values_list("key", flat=True)) == {
+        "douma",
+        "duma",
+        "aldouma",
+        "دوما",
+    }
+    assert not keys.exclude(place_id=douma.pk).exists()
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
     ("casefiles", "0003_system_groups"): system_groups,
@@ -572,6 +597,7 @@ SCENARIOS = {
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,
     ("places", "0002_syria"): syria_gazetteer,
+    ("places", "0004_town_keys"): town_keys,
     ("vocabularies", "0002_thesauri_v1"): thesauri_loaded,
     ("vocabularies", "0003_admins_keep_the_vocabularies"): admins_keep_the_vocabularies,
 }

@@ -28,8 +28,9 @@ from tests.evidence.images import jpeg_bytes, write
 # IMMEDIATE holds its one lock).
 CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0
 CHUNK_QUERIES = 25 + CHAIN_LOCK
-# An audited page ("evidence.gallery"); places' filter offers the governorates and
-# facilities (1).
+# An audited page ("evidence.gallery"); places' filter offers the places of the
+# gazetteer, each with the one it sits within (1). A place chosen costs one more, whatever
+# its kind (tests/places/test_place_filter.py).
 GALLERY_QUERIES = 15 + CHAIN_LOCK
 # An audited page ("evidence.view"); legal's panels read the review decisions, whether
 # the viewer is a system admin (who reviews nothing), the assessments, links and comments;
