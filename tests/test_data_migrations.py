@@ -30,6 +30,7 @@ APPS = (
     "search",
     "places",
     "disclosure",
+    "incidents",
     "missing",
     "demo",
 )
