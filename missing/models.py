@@ -19,6 +19,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from people import crypto
+from people.models import Person
 
 from .querysets import CandidateQuerySet, ProfileQuerySet, SessionQuerySet, StatusQuerySet
 
@@ -37,24 +38,20 @@ class Antemortem:
 PROTECTED_FIELDS = [f.name for f in fields(Antemortem)]
 
 
-class Status(models.TextChoices):
-    MISSING = "missing", _("Missing")
-    DETAINED = "detained", _("Detained")
-    DECEASED = "deceased", _("Deceased")
-    IDENTIFIED = "identified", _("Identified")
-    RELEASED = "released", _("Released")
+# A victim has one status, the person's (decision 0019): read and changed through people
+# (``people.services.set_victim_status_within``); each change of a person with a profile
+# is kept here as a ``StatusChange`` (``services.keep_status_change``, a people hook).
+Status = Person.VictimStatus
 
 
 class Profile(models.Model):
-    """A victim's antemortem profile: one per person."""
+    """A victim's antemortem profile: one per person. Its status is the person's
+    (``person.victim_status``); its history is ``history``."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
     person = models.OneToOneField(
         "people.Person", models.PROTECT, related_name="antemortem_profile"
-    )
-    status = models.CharField(
-        _("status"), max_length=16, choices=Status.choices, default=Status.MISSING
     )
     last_seen_on = models.DateField(_("last seen on"), null=True, blank=True)
     last_seen_place = models.ForeignKey(
@@ -96,7 +93,8 @@ class Profile(models.Model):
 
 
 class StatusChange(models.Model):
-    """One change of a profile's status: append-only (model, queryset and triggers)."""
+    """One change of the status of a person with a profile, wherever it was made:
+    append-only (model, queryset and triggers)."""
 
     profile = models.ForeignKey(Profile, models.PROTECT, related_name="history")
     old = models.CharField(max_length=16, choices=Status.choices, blank=True)

@@ -45,6 +45,8 @@ def _profile(request: HttpRequest, ref: str, code: str):
         .select_related("last_seen_place", "facility")
         .first()
     )
+    if profile is not None:
+        profile.person = person  # its status is the person's
     return case, person, profile
 
 
@@ -95,7 +97,9 @@ def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
             "revealed": revealed,
             "history": history,
             "sessions": sessions,
-            "status_form": StatusForm(initial={"status": profile.status}) if profile else None,
+            "status_form": StatusForm(initial={"status": person.victim_status})
+            if profile
+            else None,
             "is_lead": services.lead_refusal(actor, case) is None,
         },
     )

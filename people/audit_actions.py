@@ -16,6 +16,7 @@ ACTIONS = {
     "people.rotate_keys": _("Field encryption keys rotated"),
     "people.reseal": _("Sealed fields re-encrypted under the current key"),
     "people.export": _("People exported"),
+    "people.victim_status": _("Victim status changed"),
     "consent.record": _("Consent recorded"),
     "consent.withdraw": _("Consent withdrawn"),
     "testimony.create": _("Testimony logged"),

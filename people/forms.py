@@ -160,6 +160,17 @@ class RevealForm(forms.Form):
     )
 
 
+class VictimStatusForm(forms.Form):
+    """A victim's new status, and why (kept in the profile's history if they have one)."""
+
+    victim_status = forms.ChoiceField(
+        label=_("Victim status"),
+        choices=[("", "—"), *Person.VictimStatus.choices],
+        required=False,
+    )
+    reason = _text(_("Why does the status change? (optional)"), max_length=500)
+
+
 class ProtectionForm(forms.Form):
     """A new protection level and why. Any level is accepted here, so that the service
     (``protection_change_refusal``) says why one is refused; the list offers only the

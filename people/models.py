@@ -101,9 +101,13 @@ class Person(models.Model):
         CRITICAL = "critical", _("Critical")
 
     class VictimStatus(models.TextChoices):
+        """A victim's one status, read and changed by the missing app too (decision
+        0019); each change goes through ``services.set_victim_status_within``."""
+
         MISSING = "missing", _("Missing")
         DETAINED = "detained", _("Detained")
         DECEASED = "deceased", _("Deceased")
+        IDENTIFIED = "identified", _("Identified")
         RELEASED = "released", _("Released")
 
     # A random id, known before the row is written, binds each ciphertext to its row.

@@ -17,6 +17,7 @@ urlpatterns = [
     path(f"{_person}reveal/", views.person_reveal, name="person_reveal"),
     path(f"{_person}names/", views.person_names, name="person_names"),
     path(f"{_person}protection/", views.person_protection, name="person_protection"),
+    path(f"{_person}status/", views.person_status, name="person_status"),
     path(f"{_person}relations/new/", views.relation_create, name="relation_create"),
     path(f"{_person}consents/new/", views.consent_create, name="consent_create"),
     path(

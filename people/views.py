@@ -32,9 +32,10 @@ from .forms import (
     ProtectionForm,
     RelationForm,
     RevealForm,
+    VictimStatusForm,
     WithdrawalForm,
 )
-from .models import CaseRole, Consent, Person, Relation, Testimony
+from .models import CaseRole, Consent, Person, Relation, RoleKind, Testimony
 from .protection import (
     protection_change_refusal,
     protection_levels_for,
@@ -204,7 +205,9 @@ def _protection_refusal(request, case, person):
     )
 
 
-def _person_page(request, case, person, identity=None, reveal_form=None, status=200):
+def _person_page(
+    request, case, person, identity=None, reveal_form=None, status=200, status_form=None
+):
     relations = (
         Relation.objects.visible_to(request.user)
         .filter(Q(person=person) | Q(other=person), case=case)
@@ -228,13 +231,22 @@ def _person_page(request, case, person, identity=None, reveal_form=None, status=
     protection_levels = _protection_levels(request, case, person)
     # Naming a testimony's interviewers lets them reveal: kept to who may reveal already.
     testimony_refused = testimony_refusal(request.user, person, case) if can_testify else None
+    roles = list(person.case_roles.filter(case=case))
+    is_victim = bool(person.victim_status) or any(r.role == RoleKind.VICTIM for r in roles)
     return render(
         request,
         "people/person_detail.html",
         {
             "case": case,
             "person": person,
-            "roles": person.case_roles.filter(case=case),
+            "roles": roles,
+            # Whoever registers people changes a victim's status (the missing app's
+            # profile shows the same one, its history keeps each change).
+            "status_form": (
+                status_form or VictimStatusForm(initial={"victim_status": person.victim_status})
+                if is_victim and can(request.user, Action.ADD_PEOPLE, case)
+                else None
+            ),
             "relations": relations,
             "consents": consents,
             "testimonies": Testimony.objects.visible_to(request.user).filter(
@@ -354,6 +366,33 @@ def _record_protection_refusal(request, case, person, form) -> None:
         case=case,
         asked_level=str(form.data.get("level", ""))[:20],
     )
+
+
+def person_status(request: HttpRequest, ref: str, code: str) -> HttpResponse:
+    """Change a victim's status (a form of the person page, so only its POST comes
+    here); a rejected form comes back on the page with what was chosen."""
+    case, person = _person(request, ref, code, Action.ADD_PEOPLE)
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    form = VictimStatusForm(request.POST)
+    if form.is_valid():
+        try:
+            changed = services.change_victim_status(
+                actor=account_of(request),
+                case=case,
+                person=person,
+                status=form.cleaned_data["victim_status"],
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Victim status changed.") if changed else _("The status was already so."),
+            )
+            return redirect(person.get_absolute_url())
+    return _person_page(request, case, person, status=400, status_form=form)
 
 
 def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse:

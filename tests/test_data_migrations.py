@@ -561,6 +561,65 @@ def present_sealed() -> None:
     assert candidate.get(pk=blank.pk).present == ""
 
 
+def one_victim_status() -> None:
+    """missing 0004: a victim gets one status, the person's. Each antemortem profile's
+    status is copied onto its person (the profile's wins where the person's page said
+    otherwise), the profile's history stays whole, a victim without a profile keeps
+    theirs; the reverse puts the person's status back on each profile."""
+    apps = _migrate(("missing", "0003_seal_who_was_present"))
+    case, user = _case_and_user(apps)
+    profiles = apps.get_model("missing", "Profile").objects
+    history = apps.get_model("missing", "StatusChange").objects
+    person = apps.get_model("people", "Person").objects
+
+    def victim(code, status, profile_status=None):
+        someone = _person(apps, case, user, code)
+        person.filter(pk=someone.pk).update(victim_status=status)
+        if profile_status is not None:
+            profile = profiles.create(
+                case=case,
+                person=someone,
+                created_by=user,
+                status=profile_status,
+                **{f"enc_{n}": "ciphertext" for n in ("physical", "clothing", "marks")},
+                **{f"enc_{n}": "ciphertext" for n in ("dental", "last_seen_text")},
+                enc_detainee_number="ciphertext",
+                enc_family_contact="ciphertext",
+            )
+            history.create(profile=profile, old="", new="missing", changed_by=user)
+            if profile_status != "missing":
+                history.create(profile=profile, old="missing", new=profile_status, changed_by=user)
+        return someone.pk
+
+    identified = victim("V-1", "missing", "identified")
+    unset = victim("V-2", "", "detained")
+    agreeing = victim("V-3", "deceased", "deceased")
+    no_profile = victim("V-4", "released")
+
+    apps = _migrate(("missing", "0004_one_victim_status"))
+    person = apps.get_model("people", "Person").objects
+    assert dict(person.values_list("pk", "victim_status")) == {
+        identified: "identified",
+        unset: "detained",
+        agreeing: "deceased",
+        no_profile: "released",
+    }
+    history = apps.get_model("missing", "StatusChange").objects
+    assert list(
+        history.filter(profile__person_id=identified).order_by("pk").values_list("old", "new")
+    ) == [("", "missing"), ("missing", "identified")]
+    assert history.count() == 6
+
+    person.filter(pk=unset).update(victim_status="")  # emptied since: missing, as before
+    apps = _migrate(("missing", "0003_seal_who_was_present"))
+    profiles = apps.get_model("missing", "Profile").objects
+    assert dict(profiles.values_list("person_id", "status")) == {
+        identified: "identified",
+        unset: "missing",
+        agreeing: "deceased",
+    }
+
+
 def town_keys() -> None:
     """places 0004: a town recorded before it gets the keys of its names (GeoNames'
     spelling among them), by which the photos near it are found; other places none."""
@@ -594,6 +653,7 @@ SCENARIOS = {
     ("people", "0005_bind_history_to_audit_chain"): history_bound,
     ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
     ("missing", "0003_seal_who_was_present"): present_sealed,
+    ("missing", "0004_one_victim_status"): one_victim_status,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,

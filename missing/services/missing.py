@@ -17,6 +17,7 @@ from casefiles.access import Action, Role, can, role_in
 from evidence.models import EvidenceItem, Identification
 from people.models import CaseRole, Person
 from people.protection import reveal_refusal
+from people.services import set_victim_status_within
 
 from ..models import Antemortem, Candidate, Profile, Session, Status, StatusChange
 
@@ -82,9 +83,15 @@ def save_profile(
         profile.seal(values)
         profile.save()
         if new:
-            StatusChange.objects.create(
-                profile=profile, old="", new=profile.status, changed_by=actor
-            )
+            # The history opens with the person's status; a victim without one is missing.
+            if person.victim_status:
+                StatusChange.objects.create(
+                    profile=profile, old="", new=person.victim_status, changed_by=actor
+                )
+            else:  # kept by the hook (keep_status_change), as any change
+                set_victim_status_within(
+                    actor=actor, case=case, person=person, status=Status.MISSING
+                )
         audit.record(
             actor, "missing.profile_save", target=person, case=case, new=new, fields=changed
         )
@@ -100,34 +107,33 @@ def reveal_profile(*, actor: Account, case: Case, profile: Profile) -> Antemorte
     return profile.open()
 
 
-def _set_status(actor: Account, profile: Profile, status: str, reason: str) -> None:
-    """Inside a transaction: move the status, keep the change."""
-    if status == profile.status:
+def keep_status_change(actor: Account, person: Person, old: str, new: str, reason: str):
+    """The people hook of every change of a victim's status (``people.hooks``), inside
+    its transaction: a person with a profile keeps the change in its history. A profile's
+    status cannot be emptied."""
+    profile = Profile.objects.filter(person=person).only("pk").first()
+    if profile is None:
         return
+    if not new:
+        raise ValidationError(
+            {"victim_status": _("A missing person's profile needs a status; choose one.")}
+        )
     StatusChange.objects.create(
-        profile=profile, old=profile.status, new=status, reason=reason[:500], changed_by=actor
+        profile=profile, old=old, new=new, reason=reason[:500], changed_by=actor
     )
-    audit.record(
-        actor,
-        "missing.status",
-        target=profile.person,
-        case=profile.case,
-        old=profile.status,
-        new=status,
-    )
-    profile.status = status
-    profile.save(update_fields=["status"])
 
 
 def change_status(*, actor: Account, case: Case, profile: Profile, status: str, reason: str):
+    """Change the victim's status from their profile: the person's status, through people
+    (whose hook keeps the change in the profile's history)."""
     if refusal := profile_refusal(actor, case, profile.person):
         raise PermissionDenied(refusal)
     if status not in Status.values:
         raise ValidationError({"status": _("Choose a status from the list.")})
     with transaction.atomic(durable=True):
-        locked = Profile.objects.select_for_update().get(pk=profile.pk)
-        _set_status(actor, locked, status, reason)
-    profile.status = status
+        set_victim_status_within(
+            actor=actor, case=case, person=profile.person, status=status, reason=reason
+        )
 
 
 def body_number(item: EvidenceItem) -> int | None:
@@ -271,6 +277,11 @@ def identify(
             identified=str(session.profile.person),
             confidence=confidence,
         )
-        profile = Profile.objects.select_for_update().get(pk=session.profile_id)
-        _set_status(actor, profile, status, _("Identified in a family session."))
+        set_victim_status_within(
+            actor=actor,
+            case=case,
+            person=session.profile.person,
+            status=status,
+            reason=_("Identified in a family session."),
+        )
     return identification

@@ -6,6 +6,7 @@ identity.
 - ``identity``: the protection level, revealing an identity, changing names, name look-up;
 - ``rotation``: re-encrypting every sealed column (``people.sealed``) under a new key;
 - ``consent``: recording and withdrawing consent, and asking it before sharing;
+- ``victims``: a victim's status, the one the apps above read and change too;
 - ``testimony``: statements, versions, the review, the diff between versions.
 
 Callers use ``from people import services`` and the names below.
@@ -40,6 +41,7 @@ from .testimony import (
     diff_versions,
     revise_testimony,
 )
+from .victims import change_victim_status, set_victim_status_within
 
 __all__ = [
     "FIRST_VERSION",
@@ -50,6 +52,7 @@ __all__ = [
     "add_case_role",
     "change_names",
     "change_protection",
+    "change_victim_status",
     "consent_in_force",
     "create_testimony",
     "diff_versions",
@@ -62,6 +65,7 @@ __all__ = [
     "reveal_identity",
     "revise_testimony",
     "rotate_field_keys",
+    "set_victim_status_within",
     "sharing_answers",
     "withdraw_consent",
 ]

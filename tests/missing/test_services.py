@@ -7,9 +7,10 @@ from django.db import connection
 from casefiles.access import INVESTIGATOR_GROUP
 from casefiles.models import AuditEntry
 from evidence.models import Identification
-from missing.models import Antemortem, Candidate, Profile, StatusChange
+from missing.models import Antemortem, Candidate, StatusChange
 from missing.services import missing as services
 from people import crypto
+from people.models import Person
 from tests.factories import MembershipFactory, UserFactory, register_person
 
 from .conftest import FAMILY_CONTACT, MARKS
@@ -67,12 +68,16 @@ def test_a_critical_person_s_profile_opens_only_to_the_lead_and_registrar(cast, 
 
 
 def test_status_changes_are_kept_and_audited(cast, missing):
+    audited = AuditEntry.objects.filter(action="people.victim_status")
+    assert audited.count() == 1  # the profile opened with the victim missing
     services.change_status(
         actor=cast.lead, case=cast.case, profile=missing.profile, status="detained", reason="seen"
     )
     history = list(StatusChange.objects.filter(profile=missing.profile).values_list("old", "new"))
     assert history == [("", "missing"), ("missing", "detained")]
-    assert AuditEntry.objects.filter(action="missing.status").count() == 1
+    assert StatusChange.objects.get(new="detained").reason == "seen"
+    assert Person.objects.get(pk=missing.victim.pk).victim_status == "detained"
+    assert audited.count() == 2 and audited.last().details["new"] == "detained"
     with pytest.raises(ValueError):
         StatusChange.objects.first().delete()
     with pytest.raises(ValidationError):
@@ -150,9 +155,15 @@ def test_a_session_shows_audits_each_photo_and_the_status_follows(cast, missing)
     assert identification.witness == missing.mother and identification.identified == missing.victim
     assert identification.item == missing.items[12]
     assert Identification.objects.filter(item=missing.items[12]).count() == 1
-    assert Profile.objects.get(pk=missing.profile.pk).status == "identified"
+    assert Person.objects.get(pk=missing.victim.pk).victim_status == "identified"
     assert AuditEntry.objects.filter(action="missing.identified").count() == 1
-    assert AuditEntry.objects.filter(action="missing.status").count() == 1
+    assert AuditEntry.objects.filter(action="people.victim_status").last().details["new"] == (
+        "identified"
+    )
+    assert list(missing.profile.history.values_list("old", "new")) == [
+        ("", "missing"),
+        ("missing", "identified"),
+    ]
 
 
 def test_a_family_member_of_another_case_is_refused(cast, missing, case):

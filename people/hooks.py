@@ -1,0 +1,33 @@
+"""What the apps above people add to its writes, without people knowing them: they
+register a callback from their ``AppConfig.ready()`` (as places registers with
+``evidence.hooks``). Slots in use:
+
+- ``when_victim_status_changed(callback)``: called inside the transaction that changes
+  a person's victim status, after the person row and its audit entry are written, with
+  ``(actor, person, old, new, reason)`` (the missing app keeps the change in the
+  history of the person's antemortem profile). A callback may raise ``ValidationError``
+  to refuse the change: the whole transaction is then rolled back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .models import Person
+
+StatusHook = Callable[[Any, "Person", str, str, str], object]
+
+_status_hooks: list[StatusHook] = []
+
+
+def when_victim_status_changed(callback: StatusHook) -> None:
+    if callback not in _status_hooks:
+        _status_hooks.append(callback)
+
+
+def victim_status_changed_within(actor: Any, person: Person, old: str, new: str, reason: str):
+    """Run every registered callback (inside the caller's transaction)."""
+    for callback in _status_hooks:
+        callback(actor, person, old, new, reason)
