@@ -5,7 +5,7 @@ from django.utils.translation import gettext_lazy as _
 ACTIONS = {
     "missing.profile_save": _("Antemortem profile recorded"),
     "missing.profile_reveal": _("Antemortem profile revealed"),
-    # Before a victim had one status (decision 0019); its changes are "people.victim_status".
+    # Before a victim had one status (decision 0021); its changes are "people.victim_status".
     "missing.status": _("Status of a missing person changed"),
     "missing.session_prepare": _("Family identification session prepared"),
     "missing.photo_shown": _("Photo shown in a family identification session"),

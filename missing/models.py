@@ -38,7 +38,7 @@ class Antemortem:
 PROTECTED_FIELDS = [f.name for f in fields(Antemortem)]
 
 
-# A victim has one status, the person's (decision 0019): read and changed through people
+# A victim has one status, the person's (decision 0021): read and changed through people
 # (``people.services.set_victim_status_within``); each change of a person with a profile
 # is kept here as a ``StatusChange`` (``services.keep_status_change``, a people hook).
 Status = Person.VictimStatus

@@ -102,7 +102,7 @@ class Person(models.Model):
 
     class VictimStatus(models.TextChoices):
         """A victim's one status, read and changed by the missing app too (decision
-        0019); each change goes through ``services.set_victim_status_within``."""
+        0021); each change goes through ``services.set_victim_status_within``."""
 
         MISSING = "missing", _("Missing")
         DETAINED = "detained", _("Detained")

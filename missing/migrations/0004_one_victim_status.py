@@ -1,4 +1,4 @@
-"""A victim has one status (decision 0019): each antemortem profile's status is copied
+"""A victim has one status (decision 0021): each antemortem profile's status is copied
 onto its person (the profile's, kept with its history, wins over what the person's page
 said), then the profile's own field goes. The reverse puts the person's status back on
 the profile (a person without one: missing, the old default)."""

@@ -1,4 +1,4 @@
-"""A victim's one status (decision 0019): the person's, with "identified" added (the
+"""A victim's one status (decision 0021): the person's, with "identified" added (the
 values the missing app's profile status had)."""
 
 from django.db import migrations, models

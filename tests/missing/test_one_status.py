@@ -1,4 +1,4 @@
-"""A victim has one status (decision 0019): the person's. Changed through a family
+"""A victim has one status (decision 0021): the person's. Changed through a family
 identification, it shows on the people list; changed on the person's page, the profile's
 history keeps the change; the people list, the person page, the profile and the session
 page all say the same."""
