@@ -227,6 +227,16 @@ def test_every_item_gets_an_exported_custody_event_and_the_chain_holds(world, ba
     assert chain.ok and bound.ok
 
 
+def test_a_package_built_after_a_fixity_sweep_of_every_case_verifies(world, tmp_path):
+    """`manage.py fixity` without --case: each case's results are bound by an entry of
+    that case, so the package's audit excerpt holds the entry binding each sweep event."""
+    out = io.StringIO()
+    call_command("fixity", stdout=out)
+    assert "0 changed, 0 missing" in out.getvalue()
+    build(approved(world), tmp_path / "bag")
+    assert "OK: 3 payload files, 2 custody chains" in verify_package(tmp_path / "bag")
+
+
 def test_the_same_package_gives_the_same_bytes(world, tmp_path):
     """Fixed names, order, owners, modes and times: built twice from the same records, the
     bag and its tar file are the same bytes (the stored tar is what is issued again)."""
