@@ -139,6 +139,15 @@ def test_a_changed_manifest_signature_or_proof_is_named(bag, tmp_path):
     _fails(copies["custody"], "its content hash does not match")
 
 
+def test_a_custody_event_that_names_no_binding_entry_is_named(bag):
+    custody = next((bag / "metadata/custody").iterdir())
+    doc = json.loads(custody.read_text())
+    del doc["events"][-1]["bound_by"]
+    custody.write_text(json.dumps(doc))
+    _resign(bag)
+    _fails(bag, "no audit entry of the package binds it")
+
+
 def _resign(bag):
     """A forger who rewrites the manifests and signs with their own key: the bag and its
     signature then hold, and the proofs or the chain must still catch it."""
