@@ -392,7 +392,7 @@ def check_custody(bag: Path, entries: dict[int, dict], payload: dict) -> tuple[i
             where = f"metadata/custody/{export_id}.json event {pk}"
             if row_hash(columns) != event["row_hash"]:
                 raise Failure(f"{where}: its content hash does not match")
-            entry = entries.get(event["bound_by"])
+            entry = entries.get(event.get("bound_by"))
             if entry is not None and withheld(entry):
                 unshown += 1  # its hash holds; what it binds is in the withheld details
             else:

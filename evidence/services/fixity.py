@@ -9,6 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from casefiles import audit
+from casefiles.models import Case
 
 from ..custody_events import record_custody
 from ..models import (
@@ -22,8 +23,6 @@ from .words import PURPOSE_FIXITY
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
-
-    from casefiles.models import Case
 
 
 def run_fixity(*, actor: Account | None = None, case: Case | None = None, progress=None):
@@ -132,12 +131,22 @@ def _write_fixity(actor, check, pending) -> None:
             set_integrity([i.pk for i in items], result)
         # Each chunk's events are bound by an entry of their own: a sweep of a large
         # archive is many transactions, and none leaves a custody row unbound
-        # (docs/decisions/0008-chunked-writes.md).
-        record_custody(
-            events,
-            actor=actor,
-            action="evidence.fixity_results",
-            target=check,
-            case=check.case,
-            events=len(events),
-        )
+        # (docs/decisions/0008-chunked-writes.md). A sweep of every case binds each
+        # case's events by an entry of that case: a case's disclosure package takes the
+        # entries of its case, and no entry of one case names another's rows.
+        groups: list[tuple[Case | None, list[dict[str, Any]]]] = [(check.case, events)]
+        if check.case is None and events:
+            by_case: dict[int, list[dict[str, Any]]] = {}
+            for event in events:
+                by_case.setdefault(event["case_id"], []).append(event)
+            cases = Case.objects.in_bulk(by_case)
+            groups = [(cases[pk], of_case) for pk, of_case in by_case.items()]
+        for case, of_case in groups:
+            record_custody(
+                of_case,
+                actor=actor,
+                action="evidence.fixity_results",
+                target=check,
+                case=case,
+                events=len(of_case),
+            )

@@ -139,6 +139,15 @@ def test_a_changed_manifest_signature_or_proof_is_named(bag, tmp_path):
     _fails(copies["custody"], "its content hash does not match")
 
 
+def test_a_custody_event_that_names_no_binding_entry_is_named(bag):
+    custody = next((bag / "metadata/custody").iterdir())
+    doc = json.loads(custody.read_text())
+    del doc["events"][-1]["bound_by"]
+    custody.write_text(json.dumps(doc))
+    _resign(bag)
+    _fails(bag, "no audit entry of the package binds it")
+
+
 def _resign(bag):
     """A forger who rewrites the manifests and signs with their own key: the bag and its
     signature then hold, and the proofs or the chain must still catch it."""
@@ -225,6 +234,16 @@ def test_every_item_gets_an_exported_custody_event_and_the_chain_holds(world, ba
     assert all(package.sha256 in e.notes for e in exported)
     chain, bound = verify_log()
     assert chain.ok and bound.ok
+
+
+def test_a_package_built_after_a_fixity_sweep_of_every_case_verifies(world, tmp_path):
+    """`manage.py fixity` without --case: each case's results are bound by an entry of
+    that case, so the package's audit excerpt holds the entry binding each sweep event."""
+    out = io.StringIO()
+    call_command("fixity", stdout=out)
+    assert "0 changed, 0 missing" in out.getvalue()
+    build(approved(world), tmp_path / "bag")
+    assert "OK: 3 payload files, 2 custody chains" in verify_package(tmp_path / "bag")
 
 
 def test_the_same_package_gives_the_same_bytes(world, tmp_path):
