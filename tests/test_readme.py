@@ -67,11 +67,11 @@ def test_the_commands_are_found_and_the_rules_leave_the_examples_in():
 
 def _copy_of_the_repository(tmp_path: Path, data: Path) -> Path:
     """A fresh clone's layout, by symbolic links to this one, whose var/ is ``data``:
-    what the examples write (var/, metadata.csv, trusted.pem) stays in the test's folder."""
+    what the examples write (var/, trusted.pem) stays in the test's folder."""
     clone = tmp_path / "clone"
     clone.mkdir()
     for entry in ROOT.iterdir():
-        if entry.name in {"var", ".git", ".pytest_cache", ".ruff_cache", "metadata.csv"}:
+        if entry.name in {"var", ".git", ".pytest_cache", ".ruff_cache"}:
             continue
         (clone / entry.name).symlink_to(entry)
     if not (clone / ".venv").exists():
@@ -114,5 +114,5 @@ def test_every_readme_and_docs_command_runs_as_written_on_the_demo_data(tmp_path
                     ran.append(where)
         # The README's intake example took in the second demo stick, all matching its list.
         assert any("manage.py ingest var/demo/usb-stick" in r for r in ran)
-        assert "DCIM/102CANON/IMG_0017.JPG" in (clone / "metadata.csv").read_text()
+        assert "DCIM/102CANON/IMG_0017.JPG" in (clone / "var" / "metadata.csv").read_text()
         assert any("verify_audit --checkpoint var/checkpoints/latest" in r for r in ran)
