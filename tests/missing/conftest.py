@@ -43,3 +43,25 @@ def missing(cast, tmp_path):
         profile=profile,
         items={int(i.original_filename[4:8]): i for i in batch.items.all()},
     )
+
+
+def identify_first(cast, missing, *, present="The lead and the mother", status="identified"):
+    """The lead prepares a session, shows its first candidate to the mother, who identifies
+    the victim in it: (the session, the candidate as stored)."""
+    from missing.models import Candidate
+
+    session = services.prepare_session(
+        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
+    )
+    candidate = session.candidates.first()
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
+    services.identify(
+        actor=cast.lead,
+        case=cast.case,
+        candidate=candidate,
+        confidence="certain",
+        consent=True,
+        present=present,
+        status=status,
+    )
+    return session, Candidate.objects.get(pk=candidate.pk)

@@ -10,28 +10,11 @@ from django.urls import reverse
 
 from casefiles.models import AuditEntry
 from missing.models import StatusChange
-from missing.services import missing as services
 from people.models import Person
 
+from .conftest import identify_first
+
 pytestmark = pytest.mark.django_db
-
-
-def _identified(cast, missing, status="identified"):
-    session = services.prepare_session(
-        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
-    )
-    candidate = session.candidates.first()
-    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
-    services.identify(
-        actor=cast.lead,
-        case=cast.case,
-        candidate=candidate,
-        confidence="certain",
-        consent=True,
-        present="The lead and the mother",
-        status=status,
-    )
-    return session
 
 
 def _status_shown(html: str, element_id: str) -> str:
@@ -51,7 +34,7 @@ def test_a_status_changed_by_an_identification_shows_on_the_people_list(client, 
     client.force_login(cast.observer)
     assert "<td>Missing</td>" in _row_of(client.get(people).content.decode(), missing.victim.code)
 
-    _identified(cast, missing)
+    identify_first(cast, missing)
 
     row = _row_of(client.get(people).content.decode(), missing.victim.code)
     assert "<td>Identified</td>" in row and "Missing" not in row
@@ -62,7 +45,7 @@ def test_a_status_changed_by_an_identification_shows_on_the_people_list(client, 
 
 
 def test_every_page_shows_the_same_status(client, cast, missing):
-    session = _identified(cast, missing, status="deceased")
+    session, _ = identify_first(cast, missing, status="deceased")
     client.force_login(cast.lead)
     ref, code = cast.case.reference, missing.victim.code
     shown = {

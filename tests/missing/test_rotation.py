@@ -10,10 +10,9 @@ from django.test import override_settings
 from django.urls import reverse
 
 from missing.models import Antemortem, Candidate, Profile
-from missing.services import missing as services
 from people import crypto
 
-from .conftest import FAMILY_CONTACT, MARKS
+from .conftest import FAMILY_CONTACT, MARKS, identify_first
 
 pytestmark = pytest.mark.django_db
 
@@ -30,26 +29,8 @@ class _Out:
         pass
 
 
-def _identified(cast, missing):
-    session = services.prepare_session(
-        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
-    )
-    candidate = session.candidates.first()
-    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
-    services.identify(
-        actor=cast.lead,
-        case=cast.case,
-        candidate=candidate,
-        confidence="certain",
-        consent=True,
-        present=PRESENT,
-        status="identified",
-    )
-    return session, Candidate.objects.get(pk=candidate.pk)
-
-
 def test_after_rotation_the_old_key_can_be_removed_and_profiles_still_open(client, cast, missing):
-    session, candidate = _identified(cast, missing)
+    session, candidate = identify_first(cast, missing, present=PRESENT)
     new = ("new", secrets.token_bytes(32))
     with override_settings(FIELD_KEYS=[new, *settings.FIELD_KEYS]):
         call_command("rotate_keys", stdout=(out := _Out()))
@@ -82,7 +63,7 @@ def test_after_rotation_the_old_key_can_be_removed_and_profiles_still_open(clien
 def test_a_second_rotation_re_encrypts_nothing_more(cast, missing):
     from people.services import rotate_field_keys
 
-    _identified(cast, missing)
+    identify_first(cast, missing, present=PRESENT)
     new = ("new", secrets.token_bytes(32))
     with override_settings(FIELD_KEYS=[new, *settings.FIELD_KEYS]):
         first = rotate_field_keys()

@@ -13,7 +13,7 @@ from people import crypto
 from people.models import Person
 from tests.factories import MembershipFactory, UserFactory, register_person
 
-from .conftest import FAMILY_CONTACT, MARKS
+from .conftest import FAMILY_CONTACT, MARKS, identify_first
 
 pytestmark = pytest.mark.django_db
 
@@ -187,20 +187,7 @@ def test_save_profile_audits_fields_never_values(cast, missing):
 
 
 def test_who_was_present_is_stored_sealed(cast, missing):
-    session = services.prepare_session(
-        actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
-    )
-    candidate = session.candidates.first()
-    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
-    services.identify(
-        actor=cast.lead,
-        case=cast.case,
-        candidate=candidate,
-        confidence="certain",
-        consent=True,
-        present="الأم وأخوها زياد",
-        status="identified",
-    )
+    session, candidate = identify_first(cast, missing, present="الأم وأخوها زياد")
     stored = Candidate.objects.get(pk=candidate.pk)
     assert stored.enc_present.startswith("athar1:")
     assert stored.open_present() == "الأم وأخوها زياد"

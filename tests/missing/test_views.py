@@ -13,7 +13,7 @@ from missing.models import Candidate
 from missing.services import missing as services
 from people.models import Person
 
-from .conftest import FAMILY_CONTACT
+from .conftest import FAMILY_CONTACT, identify_first
 
 pytestmark = pytest.mark.django_db
 CHAIN_LOCK = 1 if connection.vendor == "postgresql" else 0  # an audit entry locks the chain
@@ -223,18 +223,7 @@ def test_each_shown_photo_has_an_identify_form_with_its_own_ids(client, cast, mi
 
 
 def test_who_was_present_is_shown_to_the_lead_on_the_session_page(client, cast, missing):
-    session = _session(cast, missing)
-    candidate = session.candidates.first()
-    services.show_candidate(actor=cast.lead, case=cast.case, candidate=candidate)
-    services.identify(
-        actor=cast.lead,
-        case=cast.case,
-        candidate=candidate,
-        confidence="certain",
-        consent=True,
-        present="The lead, the mother, a psychologist",
-        status="identified",
-    )
+    session, _ = identify_first(cast, missing, present="The lead, the mother, a psychologist")
     client.force_login(cast.lead)
     html = client.get(_url("session", cast, session.pk)).content.decode()
     assert "The lead, the mother, a psychologist" in html
