@@ -12,12 +12,14 @@ register a callback from their ``AppConfig.ready()`` (as places registers with
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
     from .models import Person
 
-StatusHook = Callable[[Any, "Person", str, str, str], object]
+StatusHook = Callable[["Account", "Person", str, str, str], object]
 
 _status_hooks: list[StatusHook] = []
 
@@ -27,7 +29,9 @@ def when_victim_status_changed(callback: StatusHook) -> None:
         _status_hooks.append(callback)
 
 
-def victim_status_changed_within(actor: Any, person: Person, old: str, new: str, reason: str):
+def victim_status_changed_within(
+    actor: Account, person: Person, old: str, new: str, reason: str
+) -> None:
     """Run every registered callback (inside the caller's transaction)."""
     for callback in _status_hooks:
         callback(actor, person, old, new, reason)
