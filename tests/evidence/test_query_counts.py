@@ -1,17 +1,19 @@
 """Exact query counts (not ceilings) on the paths that are walked most: a change that adds
 a query to them says so here, and is then a decision, not an accident."""
 
+import random
+
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from evidence import services, views
+from evidence import near_duplicates, services, views
 from evidence.intake.payload import SourceFile
 from evidence.intake.steps import process_many
 from evidence.models import Derivative
 from evidence.storage import evidence_storage
-from tests.evidence.factories import CustodyEventFactory
+from tests.evidence.factories import CustodyEventFactory, EvidenceItemFactory
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes, write
 
@@ -39,6 +41,11 @@ GALLERY_QUERIES = 15 + CHAIN_LOCK
 # item with a GPS position: these photos have one).
 ITEM_QUERIES = 23 + CHAIN_LOCK
 THUMBNAIL_QUERIES = 6  # not audited: the gallery that gave its URL was
+# A near-duplicate pass over a case already indexed, run after each chunk of intake: the
+# index's mark read and locked (2), the new items' groups cleared and the items read (2),
+# the hash bands looked up (6), the new hashes in (1, one statement for all), the mark
+# moved on (1), and the transaction (1 here, a savepoint in the test's transaction).
+NEAR_PASS_QUERIES = 13
 
 
 @pytest.mark.parametrize("size", [1, 5, 20])
@@ -77,6 +84,20 @@ def test_a_chunk_of_intake_costs_the_same_queries_whatever_its_size(
     blurred = Derivative.objects.filter(kind="blurred", original__items__batch=batch)
     assert blurred.count() == (size if graphic else 0)
     assert len(chunk.captured_queries) == CHUNK_QUERIES, [q["sql"] for q in chunk]
+
+
+@pytest.mark.parametrize("size", [1, 5, 20])
+def test_a_near_duplicate_pass_costs_the_same_queries_whatever_its_size(case, size):
+    rnd = random.Random(size)
+    # Placed once: the case's index exists; then a chunk's worth of new, unrelated images.
+    near_duplicates.group_near_duplicates(EvidenceItemFactory(case=case, phash=1).case)
+    with transaction.atomic():  # written as an intake writes them: under its transaction
+        for _ in range(size):
+            EvidenceItemFactory(case=case, phash=rnd.getrandbits(63))
+    with CaptureQueriesContext(connection) as near_pass:
+        done = near_duplicates.group_near_duplicates(case)
+    assert done.items == size
+    assert len(near_pass.captured_queries) == NEAR_PASS_QUERIES, [q["sql"] for q in near_pass]
 
 
 @pytest.fixture(params=["plain", "graphic"])
