@@ -1,6 +1,7 @@
 """Building an approved package: access and contents checked again, the bag written and
-signed, its tar file stored once (to be issued again byte for byte), and an ``exported``
-custody event for each item, bound by the build's audit entry.
+signed and checked by the verifier it carries, its tar file stored once (to be issued
+again byte for byte), and an ``exported`` custody event for each item, bound by the
+build's audit entry.
 
 ``start_build`` marks the package ``building`` (audited); ``run_build`` does the work
 (from the command, or the task the package's page queues); a failure marks it ``failed``
@@ -30,7 +31,7 @@ from evidence.custody_events import record_custody
 from evidence.models import CustodyEvent
 from evidence.storage import evidence_storage
 
-from .. import exporting
+from .. import exporting, verifier
 from ..bag import PROFILE_ID, BagWriter, store_once, write_tar
 from ..contents import review
 from ..models import Package
@@ -49,6 +50,10 @@ PROGRESS_EVERY = 50
 
 class BuildRefused(Exception):
     """What changed since the approval, in words: the package is not built."""
+
+
+class BagDoesNotVerify(Exception):
+    """The bag just written fails the verifier it carries: it is not issued."""
 
 
 def start_build(*, actor: Account | None, package: Package) -> Package:
@@ -237,6 +242,12 @@ def run_build(package: Package, out: Path | None = None) -> Package:
         else:
             root = out
         tagmanifest, built = write_bag(package, root)
+        # What the court will run, run here first: a bag that does not verify offline
+        # (a file changed on the disk meanwhile, a fault of the build) is never issued.
+        try:
+            verifier.verify(root)
+        except verifier.Failure as exc:
+            raise BagDoesNotVerify(str(exc)) from None
         decided = package.decided_at or timezone.now()
         fd, tmp = tempfile.mkstemp(dir=stored.parent, prefix=f"{package.code}-", suffix=".tar")
         with os.fdopen(fd, "wb") as fh:

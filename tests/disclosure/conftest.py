@@ -26,6 +26,14 @@ def approve(record, submitter, approver):
     review.decide(actor=approver, record=record, to_status="approved")
 
 
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, settings):
+    """Each test's built packages (tar files, reports) in its own data directory: tests
+    running side by side each build a PKG-0001, and none may replace another's."""
+    settings.DATA_DIR = tmp_path / "data"
+    return settings.DATA_DIR
+
+
 @pytest.fixture
 def world(cast, tmp_path):
     files = {f"IMG_{n}.jpg": jpeg_bytes(n) for n in range(3)}

@@ -309,6 +309,29 @@ def test_access_and_contents_are_checked_again_at_the_build(world, tmp_path):
     assert not CustodyEvent.objects.filter(action="exported").exists()
 
 
+def test_a_bag_that_fails_its_own_verifier_is_never_issued(world, tmp_path, monkeypatch):
+    """A file changed on the disk between its writing and the tar (or a fault of the
+    build): the build runs the verifier the court will run, and stops."""
+    package = approved(world)
+    write_bag = building.write_bag
+
+    def write_then_damage(package, root):
+        written = write_bag(package, root)
+        original = next((root / "data" / "originals").iterdir())
+        original.write_bytes(b"\x00" + original.read_bytes()[1:])
+        return written
+
+    monkeypatch.setattr(building, "write_bag", write_then_damage)
+    kept = package.stored_path.parent
+    tars = set(kept.glob("*.tar")) if kept.exists() else set()
+    with pytest.raises(CommandError, match=r"BagDoesNotVerify: .*originals/PKG-"):
+        build(package, tmp_path / "bag")
+    package.refresh_from_db()
+    assert package.status == Package.Status.FAILED and "originals/PKG-" in package.error
+    assert set(kept.glob("*.tar")) == tars and not package.sha256
+    assert not CustodyEvent.objects.filter(action="exported").exists()
+
+
 def test_csv_cells_that_would_run_as_formulas_are_quoted():
     row = {f: "" for f in __import__("disclosure.exporting").exporting.ITEM_FIELDS}
     row.update(title='=HYPERLINK("http://x")', original_filename="+1.jpg", camera="@cmd")

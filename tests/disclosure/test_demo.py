@@ -19,8 +19,7 @@ BAGIT = str(Path(sys.executable).parent / "bagit.py")
 
 
 @pytest.fixture(autouse=True)
-def _data_dir(tmp_path, settings):
-    settings.DATA_DIR = tmp_path / "data"
+def _checkpoint_key(tmp_path, settings):  # the data directory: conftest's data_dir
     settings.ATHAR_CHECKPOINT_KEY_FILE = tmp_path / "data" / "checkpoint_key.pem"
 
 
