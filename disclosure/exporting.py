@@ -15,6 +15,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
+from django.db.models import Q
+
 from casefiles import checkpoints
 from casefiles.audit import HASHED_FIELDS, details_sha256
 from casefiles.bindings import columns_of, row_hash
@@ -56,6 +58,13 @@ WITHHELD_WHEN_REDACTED = (
 WITHHELD_DETAILS = (
     "withheld: they name what the package withholds of {refs}, which goes as a redacted "
     "copy; details_sha256 is their digest, which the entry's hash covers"
+)
+# A sweep of every case once bound all cases' custody events by one entry of no case
+# (before such sweeps wrote an entry per case): in a package of one case, its details
+# would name other cases' rows.
+WITHHELD_NO_CASE = (
+    "withheld: an entry of no one case, binding custody events of other cases too; "
+    "details_sha256 is their digest, which the entry's hash covers"
 )
 ITEM_FIELDS = [
     "export_id",
@@ -379,7 +388,8 @@ def audit_excerpt(
     case: Case, items: Sequence[EvidenceItem], testimonies: Sequence[Testimony], custody: dict
 ) -> list[AuditEntry]:
     """The entries that concern the package's records: about them, or binding their
-    custody events. Each event is told which entry binds it (``bound_by``)."""
+    custody events (an entry of the case, or of none: see ``WITHHELD_NO_CASE``). Each
+    event is told which entry binds it (``bound_by``)."""
     wanted = {str(e["columns"]["id"]): e for events in custody.values() for e in events}
     targets = [("evidence.evidenceitem", str(i.pk)) for i in items]
     targets += [("people.testimony", str(t.pk)) for t in testimonies]
@@ -388,7 +398,9 @@ def audit_excerpt(
         ids = [pk for k, pk in targets if k == kind]
         by_target = by_target | AuditEntry.objects.filter(target_type=kind, target_id__in=ids)
     found = {e.seq: e for e in by_target}
-    binding = AuditEntry.objects.filter(case=case, details__has_key="bound").order_by("seq")
+    binding = AuditEntry.objects.filter(
+        Q(case=case) | Q(case__isnull=True), details__has_key="bound"
+    ).order_by("seq")
     for entry in binding.iterator(chunk_size=500):
         rows = entry.details.get("bound", {}).get(CUSTODY_TABLE, {}).get("rows", {})
         hit = False
@@ -417,19 +429,20 @@ def withheld_details(
 ) -> dict[int, str]:
     """``{seq: marker}`` for each entry whose details name, anywhere in them (keys too,
     case aside), one of the ``withheld_values`` of an item that goes as a redacted copy:
-    the intake's entry (each file's path), a restated title, a medium named in a note."""
+    the intake's entry (each file's path), a restated title, a medium named in a note;
+    and for each entry of no case (``WITHHELD_NO_CASE``)."""
     looked_for = {
         item.reference: [v.casefold() for v in withheld_values(item)]
         for item in items
         if item.pk in redactions
     }
-    out: dict[int, str] = {}
+    out = {entry.seq: WITHHELD_NO_CASE for entry in entries if entry.case_id is None}
     if not looked_for:
         return out
     for entry in entries:
         text = "\x00".join(_strings(entry.details)).casefold()
         refs = [ref for ref, values in sorted(looked_for.items()) if any(v in text for v in values)]
-        if refs:
+        if refs and entry.seq not in out:
             out[entry.seq] = WITHHELD_DETAILS.format(refs=", ".join(refs))
     return out
 

@@ -17,7 +17,7 @@ from django.core.management.base import CommandError
 from casefiles.audit import verify_log
 from disclosure import services
 from disclosure.bag import write_tar
-from disclosure.exporting import items_csv
+from disclosure.exporting import custody_of, items_csv
 from disclosure.models import Package
 from disclosure.services import building
 from evidence.models import CustodyEvent
@@ -244,6 +244,44 @@ def test_a_package_built_after_a_fixity_sweep_of_every_case_verifies(world, tmp_
     assert "0 changed, 0 missing" in out.getvalue()
     build(approved(world), tmp_path / "bag")
     assert "OK: 3 payload files, 2 custody chains" in verify_package(tmp_path / "bag")
+
+
+def test_a_sweep_entry_of_no_case_from_before_goes_withheld_and_the_package_verifies(
+    world, tmp_path
+):
+    """Sweeps of every case once bound all cases' events by one entry of no case. A
+    package takes it (it binds the package's events), its details (other cases' rows)
+    given only by their digest; the package verifies, saying so."""
+    from django.db import transaction
+    from django.utils import timezone
+
+    from evidence.custody_events import record_custody
+    from tests.evidence.factories import EvidenceItemFactory
+
+    other = EvidenceItemFactory()
+    events = [
+        dict(
+            case_id=item.case_id,
+            item_id=item.pk,
+            action=CustodyEvent.Action.STORED,
+            at=timezone.now(),
+            purpose="fixity check #1",
+            sha256=item.original.sha256,
+            hash_result=CustodyEvent.HashResult.MATCH,
+        )
+        for item in [*world.photos, other]
+    ]
+    with transaction.atomic():
+        record_custody(events, actor=None, action="evidence.fixity_results", case=None, events=3)
+    [[*_, other_event]] = custody_of([other]).values()
+    build(approved(world), tmp_path / "bag")
+    verified = verify_package(tmp_path / "bag")
+    assert "OK: 3 payload files, 2 custody chains" in verified
+    assert "custody events bound by them, a binding the package does not show: 2" in verified
+    excerpt = (tmp_path / "bag/metadata/audit/entries.jsonl").read_text()
+    sweep = [json.loads(line) for line in excerpt.splitlines() if "fixity_results" in line]
+    assert len(sweep) == 1 and sweep[0]["details"].startswith("withheld: an entry of no one")
+    assert other_event["row_hash"] not in excerpt  # the other case's row is not named
 
 
 def test_the_same_package_gives_the_same_bytes(world, tmp_path):
