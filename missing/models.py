@@ -94,7 +94,11 @@ class Profile(models.Model):
 
 class StatusChange(models.Model):
     """One change of the status of a person with a profile, wherever it was made:
-    append-only (model, queryset and triggers)."""
+    append-only (model, queryset and triggers), each row bound into the audit chain by
+    the entry of the change (``people.victim_status``, or ``missing.profile_save`` for
+    the status a new profile opens with)."""
+
+    chain_bound = True  # each row's content hash is in its audit entry
 
     profile = models.ForeignKey(Profile, models.PROTECT, related_name="history")
     old = models.CharField(max_length=16, choices=Status.choices, blank=True)

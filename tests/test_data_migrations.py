@@ -620,6 +620,40 @@ def one_victim_status() -> None:
     }
 
 
+def status_changes_bound() -> None:
+    """missing 0005: the status changes written before they were bound are bound into the
+    chain by one system entry after the last, and the whole chain then verifies."""
+    from casefiles import bindings
+
+    apps = _migrate(("missing", "0004_one_victim_status"))
+    _a_prior_entry(apps)
+    case, user = _case_and_user(apps)
+    profile = apps.get_model("missing", "Profile").objects.create(
+        case=case,
+        person=_person(apps, case, user, "V-1"),
+        created_by=user,
+        **{f"enc_{n}": "ciphertext" for n in ("physical", "clothing", "marks")},
+        **{f"enc_{n}": "ciphertext" for n in ("dental", "last_seen_text")},
+        enc_detainee_number="ciphertext",
+        enc_family_contact="ciphertext",
+    )
+    history = apps.get_model("missing", "StatusChange").objects
+    rows = [
+        history.create(profile=profile, old="", new="missing", changed_by=user),
+        history.create(profile=profile, old="missing", new="detained", changed_by=user),
+    ]
+
+    apps = _migrate(("missing", "0005_bind_status_changes"))
+    [(seq, actor, bound)] = _bindings_of(apps)
+    assert (seq, actor, list(bound)) == (2, None, ["missing_statuschange"])
+    historical = apps.get_model("missing", "StatusChange")
+    assert bound["missing_statuschange"]["rows"] == bindings.hashes_of(
+        historical, [r.pk for r in rows]
+    )
+    verified = _verify_audit()
+    assert "bound rows OK" in verified and "missing_statuschange 2" in verified, verified
+
+
 def town_keys() -> None:
     """places 0004: a town recorded before it gets the keys of its names (GeoNames'
     spelling among them), by which the photos near it are found; other places none."""
@@ -654,6 +688,7 @@ SCENARIOS = {
     ("legal", "0002_reopen_approved_testimony"): approved_testimony_reopens,
     ("missing", "0003_seal_who_was_present"): present_sealed,
     ("missing", "0004_one_victim_status"): one_victim_status,
+    ("missing", "0005_bind_status_changes"): status_changes_bound,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,

@@ -82,18 +82,27 @@ def save_profile(
                 setattr(profile, name, value)
         profile.seal(values)
         profile.save()
+        opened: list[int] = []
         if new:
             # The history opens with the person's status; a victim without one is missing.
             if person.victim_status:
-                StatusChange.objects.create(
-                    profile=profile, old="", new=person.victim_status, changed_by=actor
+                opened.append(
+                    StatusChange.objects.create(
+                        profile=profile, old="", new=person.victim_status, changed_by=actor
+                    ).pk
                 )
             else:  # kept by the hook (keep_status_change), as any change
                 set_victim_status_within(
                     actor=actor, case=case, person=person, status=Status.MISSING
                 )
         audit.record(
-            actor, "missing.profile_save", target=person, case=case, new=new, fields=changed
+            actor,
+            "missing.profile_save",
+            target=person,
+            case=case,
+            binds={StatusChange: opened} if opened else None,
+            new=new,
+            fields=changed,
         )
     return profile
 
@@ -107,20 +116,23 @@ def reveal_profile(*, actor: Account, case: Case, profile: Profile) -> Antemorte
     return profile.open()
 
 
-def keep_status_change(actor: Account, person: Person, old: str, new: str, reason: str):
+def keep_status_change(
+    actor: Account, person: Person, old: str, new: str, reason: str
+) -> dict[Any, list[int]] | None:
     """The people hook of every change of a victim's status (``people.hooks``), inside
-    its transaction: a person with a profile keeps the change in its history. A profile's
-    status cannot be emptied."""
+    its transaction: a person with a profile keeps the change in its history, a row the
+    change's audit entry binds. A profile's status cannot be emptied."""
     profile = Profile.objects.filter(person=person).only("pk").first()
     if profile is None:
-        return
+        return None
     if not new:
         raise ValidationError(
             {"victim_status": _("A missing person's profile needs a status; choose one.")}
         )
-    StatusChange.objects.create(
+    kept = StatusChange.objects.create(
         profile=profile, old=old, new=new, reason=reason[:500], changed_by=actor
     )
+    return {StatusChange: [kept.pk]}
 
 
 def change_status(*, actor: Account, case: Case, profile: Profile, status: str, reason: str):

@@ -40,8 +40,16 @@ def set_victim_status_within(
         return False
     Person.objects.filter(pk=person.pk).update(victim_status=status)
     person.victim_status = status
-    hooks.victim_status_changed_within(actor, person, old, status, reason.strip()[:500])
-    audit.record(actor, "people.victim_status", target=person, case=case, old=old, new=status)
+    written = hooks.victim_status_changed_within(actor, person, old, status, reason.strip()[:500])
+    audit.record(
+        actor,
+        "people.victim_status",
+        target=person,
+        case=case,
+        binds=written or None,
+        old=old,
+        new=status,
+    )
     return True
 
 

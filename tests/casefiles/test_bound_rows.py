@@ -1,6 +1,7 @@
-"""Custody events, testimony versions, review decisions, consent records and protection
-changes are bound into the audit chain: tampered with behind the app's back (guards
-lifted), each deleted, altered or added row is named by ``verify_audit``."""
+"""Custody events, testimony versions, review decisions, consent records, protection
+changes and victims' status changes are bound into the audit chain: tampered with behind
+the app's back (guards lifted), each deleted, altered or added row is named by
+``verify_audit``."""
 
 from datetime import date
 from types import SimpleNamespace
@@ -20,6 +21,8 @@ from evidence import services as evidence_services
 from evidence.models import CustodyEvent, EvidenceItem
 from legal.models import ReviewDecision
 from legal.services import review
+from missing.models import Antemortem, StatusChange
+from missing.services import missing as missing_services
 from people import services
 from people.models import Consent, Person, ProtectionChange
 from people.models import TestimonyVersion as Version
@@ -107,6 +110,23 @@ def history(cast, tmp_path, capsys):
         mode="in_person",
         interviewers=[cast.investigator],
     )
+    victim = register_person(cast.case, cast.investigator, role="victim")
+    services.change_victim_status(  # before any profile: no history yet
+        actor=cast.investigator, case=cast.case, person=victim, status="missing"
+    )
+    profile = missing_services.save_profile(  # its history opens with it: missing
+        actor=cast.investigator,
+        case=cast.case,
+        person=victim,
+        values=Antemortem(physical="Tall, slim"),
+    )
+    missing_services.change_status(  # kept in the history by people's hook
+        actor=cast.investigator,
+        case=cast.case,
+        profile=profile,
+        status="detained",
+        reason="seen in Saydnaya by a released detainee",
+    )
     return SimpleNamespace(witness=witness, testimony=testimony, draft=draft)
 
 
@@ -117,6 +137,7 @@ TABLES = {
     "decision": (ReviewDecision, "comment", "approved without reading"),
     "consent": (Consent, "notes", "publication allowed"),
     "protection": (ProtectionChange, "reason", "no threat"),
+    "victim status": (StatusChange, "reason", "released, the family was told"),
 }
 
 
@@ -129,7 +150,7 @@ def test_an_untampered_database_verifies_clean_after_a_days_work(history):
     code, message = _verify()
     assert code == 0, message
     assert "bound rows OK" in message
-    for model in (CustodyEvent, Version, ReviewDecision, Consent, ProtectionChange):
+    for model in (CustodyEvent, Version, ReviewDecision, Consent, ProtectionChange, StatusChange):
         count = model._base_manager.count()
         assert count, model
         assert f"{model._meta.db_table} {count}" in message
