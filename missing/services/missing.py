@@ -100,7 +100,7 @@ def save_profile(
             "missing.profile_save",
             target=person,
             case=case,
-            binds={StatusChange: opened} if opened else None,
+            binds={StatusChange: opened},
             new=new,
             fields=changed,
         )

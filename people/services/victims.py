@@ -46,7 +46,7 @@ def set_victim_status_within(
         "people.victim_status",
         target=person,
         case=case,
-        binds=written or None,
+        binds=written,
         old=old,
         new=status,
     )
