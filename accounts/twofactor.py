@@ -26,7 +26,7 @@ TOTP_CODE = re.compile(r"^\d{6}$")
 BACKUP_DEVICE_NAME = "backup"
 # The accounts `seed_demo` creates (demo/story.py), named here so that the sign-in rule
 # depends on no app above it; tests/demo signs each of them in with a password alone.
-DEMO_USERNAMES = frozenset({"admin", "lead", "investigator", "lawyer", "observer"})
+DEMO_USERNAMES = frozenset({"admin", "admin2", "lead", "investigator", "lawyer", "observer"})
 
 
 def is_exempt(user: Account) -> bool:

@@ -20,6 +20,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import access
+from casefiles import services as casefiles_services
 from casefiles.access import account_of
 from casefiles.models import Membership
 
@@ -124,6 +125,15 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             )
             if done is None:  # the code goes to whoever approves, never to the asker
                 messages.success(request, _("Asked: another admin decides on the reset."))
+                if casefiles_services.only_admin(account_of(request), subject):
+                    messages.warning(
+                        request,
+                        _(
+                            "This installation has no other admin, and this account has "
+                            "access to a case: the reset waits until a second admin is added "
+                            "(README, section Two admins)."
+                        ),
+                    )
             else:  # no other admin to ask
                 return _enrolment_code_page(request, subject, *done, reset=asked)
         elif action in ("reset-2fa-approve", "reset-2fa-refuse"):

@@ -72,13 +72,10 @@ def access_request_list(request: HttpRequest) -> HttpResponse:
         .select_related("user", "case")
         .order_by("requested_at")
     )
-    grants = (
-        GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
-        .select_related("user", "case", "requested_by")
-        .order_by("requested_at")
-        if access.is_system_admin(request.user)
-        else GrantRequest.objects.none()
-    )
+    grants = GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
+    if not access.is_system_admin(request.user):  # a lead consents to grants in their cases
+        grants = grants.filter(case__in=access.led_case_ids(request.user))
+    grants = grants.select_related("user", "case", "requested_by").order_by("requested_at")
     return render(
         request, "casefiles/access_request_list.html", {"pending": pending, "grants": grants}
     )
@@ -181,10 +178,20 @@ def _granted_or_asked(request: HttpRequest, result) -> None:
         messages.warning(
             request,
             _(
-                "Not granted yet: this grant needs a second admin. It waits for another "
-                "admin's approval on the Access requests page."
+                "Not granted yet: this grant needs a second person. It waits for another "
+                "admin's approval or the consent of the case's lead, on the Access requests "
+                "page."
             ),
         )
+        if services.nobody_to_decide(account_of(request), result.case, result.user):
+            messages.warning(
+                request,
+                _(
+                    "Nobody can approve it yet: this installation has no other admin and the "
+                    "case no lead who could consent. Add a second admin (README, section Two "
+                    "admins); the grant waits until then."
+                ),
+            )
     else:
         messages.success(request, _("Access granted."))
 
@@ -315,11 +322,13 @@ def membership_change(request: HttpRequest, ref: str, membership_id: int) -> Htt
 
 @require_POST
 def grant_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
-    """Another admin approves or refuses a grant; whoever asked may withdraw it."""
-    _require_admin(request)
+    """Another admin, or the case's lead, approves or refuses a grant; whoever asked may
+    withdraw it."""
     if decision not in ("approve", "refuse"):
         raise Http404
-    pending = get_object_or_404(GrantRequest, pk=pk)
+    pending = get_object_or_404(GrantRequest.objects.select_related("case"), pk=pk)
+    if not services.can_decide_grant(account_of(request), pending):
+        raise PermissionDenied
     try:
         done = services.decide_grant(
             actor=account_of(request), request=pending, approve=decision == "approve"

@@ -171,8 +171,9 @@ class MembershipAdmin(AtharModelAdmin):
         self.message_user(
             request,
             _(
-                "Not granted yet: this grant needs a second admin. It waits for another "
-                "admin's approval on the Access requests page."
+                "Not granted yet: this grant needs a second person. It waits for another "
+                "admin's approval or the consent of the case's lead, on the Access requests "
+                "page."
             ),
             messages.WARNING,
         )

@@ -19,7 +19,7 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 
 from casefiles import services as case_services
-from casefiles.models import AuditCheckpoint, Case, Membership
+from casefiles.models import AuditCheckpoint, Case, GrantRequest, Membership
 from evidence import services as evidence_services
 from evidence.models import CustodyEvent, EvidenceItem, Identification, IntakeBatch
 from legal.services import review
@@ -89,8 +89,23 @@ class Seeder:
             for username, role in spec["members"].items():
                 user = self.users[username]
                 if not Membership.objects.active().filter(user=user, case=case).exists():
-                    case_services.grant_membership(actor=admin, case=case, user=user, role=role)
+                    self._grant(case, user, role)
                     self._made(f"{username} is {role} of {case.reference}")
+
+    def _grant(self, case: Case, user, role: str) -> None:
+        """The first admin grants; a grant that needs a second person (a lead or an
+        investigator granted by an admin who is not the case's lead) is approved by the
+        second admin, as on the Access requests page."""
+        admin, second = self.users["admin"], self.users["admin2"]
+        waiting = GrantRequest.objects.filter(
+            case=case, user=user, outcome=GrantRequest.Outcome.PENDING
+        ).first()  # left by an interrupted run
+        if waiting is None:
+            result = case_services.grant_or_ask(actor=admin, case=case, user=user, role=role)
+            if not isinstance(result, GrantRequest):
+                return
+            waiting = result
+        case_services.decide_grant(actor=second, request=waiting, approve=True)
 
     # --- evidence -------------------------------------------------------------------
 

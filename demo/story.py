@@ -16,6 +16,9 @@ from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role
 # username, full name, system groups, staff; the password is "athar-demo-<username>".
 DEMO_USERS = [
     ("admin", "Demo Admin", [ADMIN_GROUP], True),
+    # A second admin: a grant or reset that needs two people is approved by the other
+    # (decision 0022); with one admin such steps wait.
+    ("admin2", "Hana Mansour", [ADMIN_GROUP], True),
     ("lead", "Layla Haddad", [INVESTIGATOR_GROUP], False),
     ("investigator", "Omar Khalil", [INVESTIGATOR_GROUP], False),
     ("lawyer", "Sara Nasser", [LAWYER_GROUP], False),

@@ -15,6 +15,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import access, audit
+from casefiles.models import Membership
 from casefiles.services import check_not_held
 
 from ..models import SecondFactorReset
@@ -68,9 +69,11 @@ def ask_second_factor_reset(
 
     Another admin decides (``decide_second_factor_reset``): a reset and a password set in
     the admin would otherwise let one admin sign in as anyone. With no other admin to ask,
-    it is done at once, and the entry says so. Returns the request and, when it was done,
-    the enrolment code (or recovery code) and its expiry, for the admin who approved:
-    never for the one who asked, unless there is no other.
+    it is done at once, and the entry says so, only for an account with access to no
+    case (it reaches nothing, and any later grant of it waits, the admin holding it):
+    for a member of a case it waits for a second admin (decision 0022). Returns the
+    request and, when it was done, the enrolment code (or recovery code) and its expiry,
+    for the admin who approved: never for the one who asked, unless there is no other.
     """
     if not access.is_system_admin(actor):
         raise PermissionDenied
@@ -79,6 +82,8 @@ def ask_second_factor_reset(
         raise ValidationError(_("Say why the second factor must be reset."))
     # The user concerned, if an admin, counts: they may approve a reset someone else asked.
     sole = not access.system_admins().exclude(pk=actor.pk).exists()
+    if sole and Membership.objects.filter(access.active_membership_q(), user=user).exists():
+        sole = False  # a member of a case: the reset waits for a second admin
     with transaction.atomic(durable=True):
         try:
             with transaction.atomic():

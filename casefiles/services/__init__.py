@@ -5,12 +5,21 @@ audited in its transaction. One module per concern; the public names are all her
 from .access_requests import can_decide, decide_access_request, request_access
 from .cases import create_case, update_case
 from .checkpoints import create_audit_checkpoint
-from .holders import check_not_held, held_by_another_admin, holders, holds
+from .holders import (
+    check_not_held,
+    held_by_another_admin,
+    holders,
+    holds,
+    one_person_refusal,
+    only_admin,
+)
 from .memberships import (
     SecondAdminNeeded,
+    can_decide_grant,
     decide_grant,
     grant_membership,
     grant_or_ask,
+    nobody_to_decide,
     revoke_membership,
     second_admin_needed,
     update_membership,
@@ -19,6 +28,7 @@ from .memberships import (
 __all__ = [
     "SecondAdminNeeded",
     "can_decide",
+    "can_decide_grant",
     "check_not_held",
     "create_audit_checkpoint",
     "create_case",
@@ -29,6 +39,9 @@ __all__ = [
     "held_by_another_admin",
     "holders",
     "holds",
+    "nobody_to_decide",
+    "one_person_refusal",
+    "only_admin",
     "request_access",
     "revoke_membership",
     "second_admin_needed",

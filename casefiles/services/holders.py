@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
@@ -79,6 +80,56 @@ def check_not_held(
             )
 
 
-def _sole_admin(actor: Account, user: Account) -> bool:
-    """No other admin could approve: none but ``actor`` and the account concerned."""
-    return not access.system_admins().exclude(pk__in=[actor.pk, user.pk]).exists()
+def one_person_refusal(first: Account | int | None, second: Account | int | None) -> str | None:
+    """Why ``first`` and ``second`` (accounts, or their ids) count as one person to a
+    four-eyes rule, or None.
+
+    They are one when they are the same account, when either holds the other (created,
+    enrolled or recovered it: ``holds``), or when one admin holds both and no other admin
+    is there to have stood between that admin and either account (fewer than two admins,
+    decision 0022): that admin could play both parts. One query, two when a shared
+    holder is found.
+    """
+    a = first.pk if hasattr(first, "pk") else first
+    b = second.pk if hasattr(second, "pk") else second
+    if a is None or b is None:
+        return None
+    if a == b:
+        return str(_("The same person cannot take both steps: a second person does."))
+    meta = get_user_model()._meta
+    rows = AuditEntry.objects.filter(
+        actor__isnull=False,
+        action__in=_TAKES_HOLD_OF_ACCOUNT,
+        target_type=f"{meta.app_label}.{meta.model_name}",
+        target_id__in=[str(a), str(b)],
+    ).values_list("target_id", "actor_id")
+    held: dict[str, set[int]] = {str(a): set(), str(b): set()}
+    for target_id, actor_id in rows:
+        held[target_id].add(actor_id)
+    of_first, of_second = held[str(a)], held[str(b)]
+    if b in of_first or a in of_second:
+        return str(
+            _(
+                "One of these two accounts was created, enrolled or recovered by the other: "
+                "to the four-eyes rule they are one person. A second person does this step."
+            )
+        )
+    for admin_id in sorted(of_first & of_second):
+        others = access.system_admins().exclude(pk__in=[admin_id, a, b])
+        if not others.exists():
+            return str(
+                _(
+                    "Both accounts were created, enrolled or recovered by the same admin, and "
+                    "this installation has no second admin: to the four-eyes rule they are "
+                    "one person. The step waits until a second admin is added (README, "
+                    "section Two admins)."
+                )
+            )
+    return None
+
+
+def only_admin(actor: Account, user: Account | None = None) -> bool:
+    """No admin but ``actor`` (and the account concerned) could approve: a step that
+    needs a second admin then waits; it is never done on one admin's word."""
+    exclude = [actor.pk] + ([user.pk] if user is not None else [])
+    return not access.system_admins().exclude(pk__in=exclude).exists()

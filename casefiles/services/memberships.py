@@ -18,7 +18,7 @@ from ..models import (
     GrantRequest,
     Membership,
 )
-from .holders import _sole_admin, check_not_held, held_by_another_admin, holds
+from .holders import check_not_held, held_by_another_admin, holds, only_admin
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -58,11 +58,15 @@ def second_admin_needed(actor: Account, case: Case, user: Account, role: str) ->
 
 
 class SecondAdminNeeded(ValidationError):
-    """The grant must be asked for (``grant_or_ask``) and approved by another admin."""
+    """The grant must be asked for (``grant_or_ask``) and approved by a second person:
+    another admin, or the case's lead. Never made on one admin's word (decision 0022)."""
 
     def __init__(self, why: list[str]):
         super().__init__(
-            _("This grant needs a second admin: it waits for another admin's approval.")
+            _(
+                "This grant needs a second person: it waits for another admin's approval or "
+                "the consent of the case's lead."
+            )
         )
         self.why = why
 
@@ -111,8 +115,8 @@ def grant_membership(
     Nobody grants access to themselves: an admin who must read a case asks, and a lead
     of the case or another admin decides (least privilege, four eyes). A grant that
     needs a second admin (``second_admin_needed``) raises ``SecondAdminNeeded``: ask for
-    it with ``grant_or_ask``. With no other admin to ask it is made at once, and its
-    entry says so (``sole_admin``).
+    it with ``grant_or_ask``. With no other admin it waits all the same, for the case's
+    lead or for a second admin to be added: a flag is not a second person (0022).
     """
     with transaction.atomic(durable=True):
         return grant_within(actor=actor, case=case, user=user, role=role, expires_at=expires_at)
@@ -124,13 +128,28 @@ def grant_within(
     """``grant_membership`` inside a service's transaction already open (a decision on
     an access request): the same checks, the same entry."""
     _check_grant(actor, case, user, role, expires_at)
-    why = second_admin_needed(actor, case, user, role)
-    details: dict[str, Any] = {}
-    if why:
-        if not _sole_admin(actor, user):
-            raise SecondAdminNeeded(why)
-        details = {"sole_admin": True, "second_admin_needed": why}
-    return _grant(actor, case, user, role, expires_at, **details)
+    _check_not_member(case, user)
+    if why := second_admin_needed(actor, case, user, role):
+        raise SecondAdminNeeded(why)
+    return _grant(actor, case, user, role, expires_at)
+
+
+def _check_not_member(case: Case, user: Account) -> None:
+    """A grant to someone who has access already would revoke that access and grant it
+    again: say so instead, and point to the change of their membership."""
+    current = (
+        Membership.objects.filter(access.active_membership_q(), case=case, user=user)
+        .only("role")
+        .first()
+    )
+    if current is not None:
+        raise ValidationError(
+            _(
+                "%(user)s already has access to this case as %(role)s: change their role "
+                "or expiry with Change on the list of members."
+            )
+            % {"user": user.get_username(), "role": current.get_role_display()}
+        )
 
 
 def grant_or_ask(
@@ -216,9 +235,10 @@ def ask_grant_within(
 
 
 def decide_grant(*, actor: Account, request: GrantRequest, approve: bool) -> Membership | None:
-    """Another admin approves (the grant or change is made, as theirs) or refuses; whoever
-    asked may withdraw (``approve`` False). Returns the membership when approved."""
-    if not access.is_system_admin(actor):
+    """Another admin, or the lead of the case (their consent), approves (the grant or
+    change is made, as theirs) or refuses; whoever asked may withdraw (``approve``
+    False). Returns the membership when approved."""
+    if not can_decide_grant(actor, request):
         raise PermissionDenied
     with transaction.atomic(durable=True):
         request = GrantRequest.objects.select_for_update().get(pk=request.pk)
@@ -246,7 +266,12 @@ def decide_grant(*, actor: Account, request: GrantRequest, approve: bool) -> Mem
                 user=request.user.get_username(),
             )
             return None
-        details = {"grant_request": request.pk, "asked_by": request.requested_by.get_username()}
+        details: dict[str, Any] = {
+            "grant_request": request.pk,
+            "asked_by": request.requested_by.get_username(),
+        }
+        if not access.is_system_admin(actor):
+            details["consent_of_lead"] = True
         if request.membership_id is not None:
             current = Membership.objects.select_for_update().get(pk=request.membership_id)
             membership = _change(actor, current, request.role, request.expires_at, **details)
@@ -270,6 +295,23 @@ def decide_grant(*, actor: Account, request: GrantRequest, approve: bool) -> Mem
     return membership
 
 
+def can_decide_grant(actor: Account, request: GrantRequest) -> bool:
+    """Who may decide on a waiting grant: an admin, or a lead of its case (the lead's
+    consent stands as the second person when there is no other admin, decision 0022).
+    Whether this one may approve it is asked in ``decide_grant`` (never the asker, the
+    account given access, or an account either holds)."""
+    return access.is_system_admin(actor) or access.role_in(actor, request.case) == Role.LEAD
+
+
+def nobody_to_decide(actor: Account, case: Case, user: Account) -> bool:
+    """A grant ``actor`` asked for has nobody to approve it yet: no other admin, and no
+    lead of the case but the account concerned."""
+    if not only_admin(actor, user):
+        return False
+    leads = Membership.objects.filter(access.active_membership_q(), case=case, role=Role.LEAD)
+    return not leads.exclude(user__in=[actor.pk, user.pk]).exists()
+
+
 def update_membership(
     *, actor: Account, membership: Membership, role: str, expires_at: datetime | None
 ) -> Membership:
@@ -288,13 +330,10 @@ def update_membership(
             for w in second_admin_needed(actor, membership.case, membership.user, role)
             if w in (GrantRequest.Why.OWN_ACCOUNT, GrantRequest.Why.HELD_BY_OTHER)
         ]
-    details: dict[str, Any] = {}
     if why:
-        if not _sole_admin(actor, membership.user):
-            raise SecondAdminNeeded(why)
-        details = {"sole_admin": True, "second_admin_needed": why}
+        raise SecondAdminNeeded(why)
     with transaction.atomic(durable=True):
-        return _change(actor, membership, role, expires_at, **details)
+        return _change(actor, membership, role, expires_at)
 
 
 def _extends(before: datetime | None, after: datetime | None) -> bool:

@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from casefiles import audit, checkpoints
 from casefiles.access import Action, Role, can, role_in
 from casefiles.models import AuditCheckpoint
+from casefiles.services import one_person_refusal
 from casefiles.services.checkpoints import create_audit_checkpoint
 from evidence.custody_events import record_custody
 from evidence.models import CustodyEvent
@@ -60,6 +61,9 @@ def start_build(*, actor: Account | None, package: Package) -> Package:
     """An approved (or failed) package starts building; ``actor`` None: the system."""
     if actor is not None and not can(actor, Action.EXPORT, package.case):
         raise PermissionDenied(_("Your role in this case does not allow disclosure."))
+    # Approved before the rule of decision 0022 by one admin's two accounts: not built.
+    if refusal := one_person_refusal(package.requested_by_id, package.decided_by_id):
+        raise ValidationError(refusal)
     with transaction.atomic(durable=True):
         row = Package.objects.select_for_update().get(pk=package.pk)
         if row.status not in (S.APPROVED, S.FAILED):

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import Action, Role, can, role_in
 from casefiles.models import Case
+from casefiles.services import one_person_refusal
 from legal.models import LegalElement, SavedSearch
 from people.models import ConsentScope
 
@@ -125,6 +126,8 @@ def approve_package(
     """A lead who did not request it approves: what goes in is frozen as the preview
     shows it to the requester now."""
     _decider(actor, package)
+    if refusal := one_person_refusal(actor, package.requested_by_id):
+        raise ValidationError(refusal)
     allowed = [f for f in (allowed_fields or []) if f in package.named_fields]
     found = review(package.requested_by, package)
     if not found.included:

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from casefiles import audit
 from casefiles.models import Case
+from casefiles.services import one_person_refusal
 
 from ..models import ElementLink, LegalElement, LinkConfirmation, LinkWithdrawal, Stance
 from .common import Reviewed, record_fields, require_reviewer
@@ -64,6 +65,8 @@ def confirm_link(*, actor: Account, link: ElementLink, note: str = "") -> LinkCo
     require_reviewer(actor, link.case, link.record)
     if link.author_id == actor.pk:
         raise ValidationError(_("Who made a link cannot confirm it: a second lawyer does."))
+    if refusal := one_person_refusal(actor, link.author_id):
+        raise ValidationError(refusal)
     with transaction.atomic(durable=True):
         locked = ElementLink.objects.select_for_update().get(pk=link.pk)
         if LinkConfirmation.objects.filter(link=locked).exists():

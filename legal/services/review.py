@@ -12,6 +12,7 @@ from casefiles import audit
 from casefiles.access import can, is_system_admin
 from casefiles.models import Case
 from casefiles.reviewing import ReviewStatus
+from casefiles.services import one_person_refusal
 from evidence.models import EvidenceItem
 from people.models import Testimony
 from people.protection import statement_refusal
@@ -112,6 +113,21 @@ def _had_a_hand_in(actor: Account, record: Reviewed) -> bool:
     return submitted == actor.pk
 
 
+def _hands(record: Reviewed) -> set[int]:
+    """The accounts that submitted or last changed ``record``: who approves it must be a
+    second person to each of them (``one_person_refusal``, decision 0022)."""
+    if isinstance(record, Testimony):
+        authors = set(record.versions.values_list("author_id", flat=True))
+        return {pk for pk in (record.submitted_by_id, *authors) if pk is not None}
+    submitted = (
+        ReviewDecision.objects.filter(item=record, to_status=ReviewStatus.SUBMITTED)
+        .order_by("-pk")
+        .values_list("actor_id", flat=True)
+        .first()
+    )
+    return {pk for pk in (record.changed_by_id, submitted) if pk is not None}
+
+
 def _locked(record: Reviewed) -> Reviewed:
     locked: Reviewed
     if isinstance(record, EvidenceItem):
@@ -137,6 +153,10 @@ def decide(
                 raise PermissionDenied(refused.message)
             raise ValidationError(refused.message)
         move = TRANSITIONS[(status_of(locked), to_status)]
+        if move.four_eyes:
+            for hand in sorted(_hands(locked)):
+                if one_person := one_person_refusal(actor, hand):
+                    raise ValidationError(one_person)
         if move.needs_comment and not comment:
             raise ValidationError({"comment": _("Say why: a comment is required for this step.")})
         decision = _step_within(actor, locked, move, to_status, comment, reviewed_hash(locked))

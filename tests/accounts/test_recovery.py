@@ -210,15 +210,31 @@ def test_the_recovery_code_is_shown_to_the_approver_never_to_the_asker(cast, sec
     assert not _signed_in(browser)
 
 
-def test_the_only_admin_recovers_at_once_and_the_entry_says_so(cast):
+def test_the_only_admin_recovers_an_account_with_no_case_at_once_and_the_entry_says_so(cast):
     admin = _admin_client(cast.admin)
     page = admin.post(
-        _action(cast.lawyer, "reset-2fa"), {"reason": "forgot the password", "password": "1"}
+        _action(cast.outsider, "reset-2fa"), {"reason": "forgot the password", "password": "1"}
     )
     assert page.status_code == 200 and CODE.search(page.content.decode())
     entry = AuditEntry.objects.get(action="auth.password_recover_approve")
     assert (entry.actor, entry.details["sole_admin"]) == (cast.admin, True)
-    assert EnrolmentCode.objects.get(user=cast.lawyer).recovery
+    assert EnrolmentCode.objects.get(user=cast.outsider).recovery
+
+
+def test_the_only_admin_cannot_recover_a_case_members_account_alone(cast):
+    """The recovery code stands in for the member's password: with it one admin would
+    be the lawyer, in the lawyer's case. With no second admin it waits."""
+    admin = _admin_client(cast.admin)
+    page = admin.post(
+        _action(cast.lawyer, "reset-2fa"),
+        {"reason": "forgot the password", "password": "1"},
+        follow=True,
+    )
+    assert not CODE.search(page.content.decode())
+    assert "second admin is added" in page.content.decode()
+    assert not AuditEntry.objects.filter(action="auth.password_recover_approve").exists()
+    assert not EnrolmentCode.objects.filter(user=cast.lawyer).exists()
+    assert cast.lawyer.__class__.objects.get(pk=cast.lawyer.pk).has_usable_password()
 
 
 def test_a_recovery_can_be_refused_and_then_nothing_changes(cast, second_admin):

@@ -169,27 +169,46 @@ def test_demo_mode_is_refused_in_production(tmp_path):
 
 
 def test_an_admin_reset_makes_the_user_enrol_again_with_the_code_shown_to_the_admin(browser, cast):
-    device = totp_device(cast.lawyer)
+    """The only admin resets an account with access to no case at once (it reaches
+    nothing; any later grant of it waits, the admin holding it)."""
+    device = totp_device(cast.outsider)
     admin = VerifiedClient()
     admin.force_login(cast.admin)
-    url = reverse("manage_user_action", args=[cast.lawyer.pk, "reset-2fa"])
+    url = reverse("manage_user_action", args=[cast.outsider.pk, "reset-2fa"])
     page = admin.post(url, {"reason": "phone lost at the border"})  # the only admin: at once
     assert page.status_code == 200 and "no-store" in page["Cache-Control"]
     assert AuditEntry.objects.get(action="auth.2fa_reset").details["sole_admin"] is True
     code = re.search(r"<code dir=\"ltr\">([A-Z0-9-]+)</code>", page.content.decode())[1]
     assert not EnrolmentCode.objects.filter(digest__contains=code.replace("-", "")).exists()
 
-    _password(browser, "lawyer")
+    _password(browser, "outsider")
     response = browser.post(reverse("login_verify"), {"code": totp_code(device)})
     assert "<svg" not in response.content.decode()  # the old app opens nothing...
     assert not _signed_in(browser)
     browser.post(reverse("login_verify"), {"code": code})
     enrol = browser.get(reverse("login_verify")).content.decode()
     assert "<svg" in enrol  # ...the code from the admin opens the enrolment
-    new = TOTPDevice.objects.get(user=cast.lawyer, confirmed=False)
+    new = TOTPDevice.objects.get(user=cast.outsider, confirmed=False)
     assert browser.post(reverse("login_verify"), {"code": totp_code(new)}).status_code == 200
     assert _signed_in(browser)
-    assert EnrolmentCode.objects.get(user=cast.lawyer).used_at is not None
+    assert EnrolmentCode.objects.get(user=cast.outsider).used_at is not None
+
+
+def test_the_only_admin_cannot_reset_a_case_members_second_factor_alone(cast):
+    """A reset hands the admin the member's enrolment code, that is their account and
+    their case: with no second admin it waits, and the page says what to do."""
+    device = totp_device(cast.lawyer)
+    admin = VerifiedClient()
+    admin.force_login(cast.admin)
+    url = reverse("manage_user_action", args=[cast.lawyer.pk, "reset-2fa"])
+    page = admin.post(url, {"reason": "phone lost at the border"}, follow=True)
+    text = page.content.decode()
+    assert "<code" not in text  # no enrolment code shown
+    assert "no other admin" in text and "second admin is added" in text
+    assert TOTPDevice.objects.filter(pk=device.pk).exists()
+    assert SecondFactorReset.objects.get(user=cast.lawyer).outcome == "pending"
+    assert not AuditEntry.objects.filter(action="auth.2fa_reset").exists()
+    assert not EnrolmentCode.objects.filter(user=cast.lawyer).exists()
 
 
 def test_a_password_alone_cannot_set_up_a_second_factor(browser, cast):

@@ -267,7 +267,7 @@ def test_an_admins_grant_waits_for_a_second_admin_who_approves_it(server):
         page.fill("#id_username", "karim")
         page.select_option("#id_role", "investigator")
         page.click("main button:has-text('Grant')")
-        assert "needs a second admin" in page.locator("ul.messages").inner_text()
+        assert "needs a second person" in page.locator("ul.messages").inner_text()
         page.goto("/cases/DEMO-2013-007/members/")
         assert "karim" in page.locator("main section").first.inner_text()  # waiting
         page.goto("/access/requests/")

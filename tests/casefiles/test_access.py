@@ -117,16 +117,14 @@ def test_get_case_for_user_hides_refusals_as_not_found(cast):
 
 def test_granting_access_is_audited(cast, other_case):
     m = services.grant_membership(
-        actor=cast.admin, case=other_case, user=cast.investigator, role=Role.INVESTIGATOR
+        actor=cast.admin, case=other_case, user=cast.lawyer, role=Role.LAWYER
     )
     entry = AuditEntry.objects.get(action="membership.grant")
     assert (entry.actor, entry.case, entry.target_id) == (cast.admin, other_case, str(m.pk))
-    assert entry.details["user"] == "investigator"
-    assert entry.details["role"] == "investigator"
-    assert list(Case.objects.visible_to(cast.investigator).order_by("pk")) == [
-        cast.case,
-        other_case,
-    ]
+    assert entry.details["user"] == "lawyer"
+    assert entry.details["role"] == "lawyer"
+    assert "sole_admin" not in entry.details
+    assert list(Case.objects.visible_to(cast.lawyer).order_by("pk")) == [cast.case, other_case]
 
 
 def test_changing_and_revoking_access_are_audited(cast):
@@ -145,17 +143,29 @@ def test_changing_and_revoking_access_are_audited(cast):
     assert m.revoked_at is not None and m.revoked_by == cast.admin
 
 
-def test_regranting_replaces_the_old_membership_and_keeps_it_as_history(cast):
+def test_granting_again_to_a_member_is_refused_and_leaves_their_access_as_it_was(cast):
+    """A grant to someone who has access would revoke it and grant it anew, silently: it
+    is refused, pointing to the change of their membership."""
     old = Membership.objects.get(user=cast.investigator)
-    new = services.grant_membership(
-        actor=cast.admin, case=cast.case, user=cast.investigator, role=Role.LEAD
-    )
+    for role in (Role.INVESTIGATOR, Role.LEAD):
+        with pytest.raises(ValidationError, match="already has access to this case as"):
+            services.grant_membership(
+                actor=cast.lead, case=cast.case, user=cast.investigator, role=role
+            )
     old.refresh_from_db()
-    assert old.revoked_at is not None
-    assert list(Membership.objects.active().filter(user=cast.investigator)) == [new]
+    assert old.revoked_at is None
+    assert list(Membership.objects.active().filter(user=cast.investigator)) == [old]
+    assert not AuditEntry.objects.filter(action__startswith="membership.").exists()
+
+
+def test_a_role_changes_through_the_membership_and_keeps_the_history(cast):
+    old = Membership.objects.get(user=cast.investigator)
+    services.update_membership(
+        actor=cast.lead, membership=old, role=Role.LEAD, expires_at=old.expires_at
+    )
     assert can(cast.investigator, Action.MANAGE_MEMBERS, cast.case)
-    actions = list(AuditEntry.objects.order_by("seq").values_list("action", flat=True))
-    assert actions == ["membership.revoke", "membership.grant"]
+    entry = AuditEntry.objects.get(action="membership.change")
+    assert entry.details["changes"]["role"] == [Role.INVESTIGATOR, Role.LEAD]
 
 
 def test_a_role_needs_the_matching_system_group(cast, other_case):

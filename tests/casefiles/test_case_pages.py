@@ -71,8 +71,8 @@ def test_an_admins_grant_waits_on_the_page_and_another_admin_approves_it(client,
     page = client.get(url).content.decode()
     assert cast.case.summary not in page  # access, not content
     response = client.post(url, {"username": "outsider", "role": "investigator"}, follow=True)
-    assert "needs a second admin" in response.content.decode()
-    assert "Waiting for a second admin" in response.content.decode()
+    assert "needs a second person" in response.content.decode()
+    assert "Waiting for a second person" in response.content.decode()
     assert role_in(cast.outsider, cast.case) is None
     pending = GrantRequest.objects.get(user=cast.outsider)
 
@@ -122,6 +122,6 @@ def test_approving_a_request_on_its_page_says_it_waits_for_another_admin(client,
         {"role": "investigator", "approve": "1"},
         follow=True,
     )
-    assert "needs a second admin" in response.content.decode()
+    assert "needs a second person" in response.content.decode()
     assert role_in(cast.outsider, cast.case) is None
     assert GrantRequest.objects.filter(access_request=req).exists()

@@ -16,7 +16,7 @@ from accounts import services as account_services
 from accounts.models import SecondFactorReset
 from casefiles import services
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, is_system_admin, role_in
-from casefiles.models import AccessRequest, GrantRequest, Membership
+from casefiles.models import AccessRequest, AuditEntry, GrantRequest, Membership
 from tests.conftest import VerifiedClient
 from tests.factories import UserFactory
 
@@ -193,12 +193,15 @@ def test_an_account_held_by_another_admin_waits_for_one_who_holds_it_not(cast, s
     assert GrantRequest.objects.get(pk=asked.pk).decided_by == second_admin
 
 
-def test_a_lone_admin_still_grants_an_account_they_hold_at_once(cast):
+def test_a_lone_admin_cannot_grant_an_account_they_hold_even_as_observer(cast):
+    """A flag is not a second person: the grant waits (decision 0022)."""
     account_services.issue_enrolment_code(actor=cast.admin, user=cast.outsider)
-    services.grant_membership(
-        actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.OBSERVER
-    )
-    assert role_in(cast.outsider, cast.case) == Role.OBSERVER
+    with pytest.raises(services.SecondAdminNeeded):
+        services.grant_membership(
+            actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.OBSERVER
+        )
+    assert role_in(cast.outsider, cast.case) is None
+    assert not AuditEntry.objects.filter(action="membership.grant").exists()
 
 
 def test_a_longer_expiry_for_an_account_another_admin_holds_waits_too(cast, second_admin):

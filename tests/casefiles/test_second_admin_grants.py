@@ -7,7 +7,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.test import Client
 from django.urls import reverse
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -97,7 +97,7 @@ def test_one_admin_alone_cannot_make_an_account_and_bring_it_into_a_case(cast, s
         follow=True,
     )
     assert response.status_code == 200
-    assert "needs a second admin" in response.content.decode()
+    assert "needs a second person" in response.content.decode()
     assert not _in_force(newcomer, cast.case)
     pending = GrantRequest.objects.get(user=newcomer, case=cast.case)
     assert pending.outcome == GrantRequest.Outcome.PENDING
@@ -200,7 +200,7 @@ def test_a_role_change_in_the_django_admin_becomes_a_request_not_an_error(
         follow=True,
     )
     assert response.status_code == 200
-    assert "needs a second admin" in response.content.decode()
+    assert "needs a second person" in response.content.decode()
     observer.refresh_from_db()
     assert observer.role == Role.OBSERVER
     assert GrantRequest.objects.get(membership=observer).role == Role.INVESTIGATOR
@@ -242,10 +242,28 @@ def test_a_refused_or_withdrawn_grant_changes_nothing(cast, second_admin):
     )
 
 
-def test_a_lone_admin_grants_at_once_and_the_entry_says_so(cast):
-    services.grant_membership(
+def test_a_lone_admins_grant_waits_and_the_case_lead_consents_to_it(cast):
+    """With no second admin a grant that needs one waits all the same; the case's lead
+    (a second person) may consent, and the grant is then theirs to answer for."""
+    asked = services.grant_or_ask(
         actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.INVESTIGATOR
     )
+    assert isinstance(asked, GrantRequest)
+    assert role_in(cast.outsider, cast.case) is None
+    assert not AuditEntry.objects.filter(action="membership.grant").exists()
+    services.decide_grant(actor=cast.lead, request=asked, approve=True)
+    assert role_in(cast.outsider, cast.case) == Role.INVESTIGATOR
     entry = AuditEntry.objects.get(action="membership.grant")
-    assert entry.details["sole_admin"] is True
-    assert entry.details["second_admin_needed"] == ["not_lead"]
+    assert entry.actor == cast.lead
+    assert (entry.details["asked_by"], entry.details["consent_of_lead"]) == ("admin", True)
+    assert "sole_admin" not in entry.details
+
+
+def test_nobody_but_an_admin_or_the_cases_lead_decides_a_waiting_grant(cast, other_case):
+    asked = services.grant_or_ask(
+        actor=cast.admin, case=cast.case, user=cast.outsider, role=Role.INVESTIGATOR
+    )
+    for who in (cast.investigator, cast.lawyer, cast.observer):
+        with pytest.raises(PermissionDenied):
+            services.decide_grant(actor=who, request=asked, approve=True)
+    assert role_in(cast.outsider, cast.case) is None

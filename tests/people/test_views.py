@@ -4,7 +4,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from casefiles import services as casefiles_services
-from casefiles.models import AuditEntry
+from casefiles.models import AuditEntry, Membership
 from legal import panels as legal_panels
 from legal.services import review
 from people import models, services
@@ -307,8 +307,9 @@ def test_testimony_page_shows_rtl_statement_history_and_diff(client, cast, world
 def test_the_submitter_is_not_offered_approval_and_cannot_force_it(client, cast, world):
     testimony = models.Testimony.objects.get(pk=world["testimony_id"])
     # The investigator submitted; make them lead so they hold the approval right too.
-    casefiles_services.grant_membership(
-        actor=cast.admin, case=cast.case, user=cast.investigator, role="lead"
+    membership = Membership.objects.get(case=cast.case, user=cast.investigator)
+    casefiles_services.update_membership(
+        actor=cast.lead, membership=membership, role="lead", expires_at=None
     )
     client.force_login(cast.investigator)
     url = reverse("legal:testimony_review", args=[cast.case.reference, testimony.pk])
