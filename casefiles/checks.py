@@ -1,7 +1,7 @@
-"""System checks ``check --deploy`` lacks: a strict CSP and Argon2 passwords."""
+"""System checks ``check --deploy`` lacks: a strict CSP, Argon2 passwords, two admins."""
 
 from django.conf import settings
-from django.core.checks import Error, Tags, register
+from django.core.checks import Error, Tags, Warning, register
 from django.utils.csp import CSP
 
 CSP_MIDDLEWARE = "django.middleware.csp.ContentSecurityPolicyMiddleware"
@@ -53,3 +53,30 @@ def check_password_hashers(app_configs, **kwargs):
             )
         ]
     return []
+
+
+@register(Tags.security, deploy=True)
+def check_two_admins(app_configs, **kwargs):
+    """Four eyes need two admins: with fewer, every step that needs a second admin waits
+    (decision 0022). Warned on a production installation, where it matters."""
+    if not settings.PRODUCTION:
+        return []
+    from django.db import DatabaseError
+
+    from .access import system_admins
+
+    try:
+        count = system_admins().count()
+    except DatabaseError as exc:
+        return [Warning(f"Could not count the system admins: {exc}.", id="athar.W002")]
+    if count >= 2:
+        return []
+    return [
+        Warning(
+            f"This installation has {count} system admin(s): grants, resets and four-eyes "
+            "steps that need a second admin will wait.",
+            hint="Create a second admin (README, section Two admins): `manage.py "
+            "createsuperuser` once more, by another person.",
+            id="athar.W001",
+        )
+    ]

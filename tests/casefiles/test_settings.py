@@ -51,12 +51,36 @@ def _production_env(tmp_path, **extra):
     return {k: v for k, v in env.items() if v is not None}
 
 
+def _admins(env, *usernames):
+    env = {**env, "DJANGO_SUPERUSER_PASSWORD": "a long passphrase for the admin 42"}
+    for username in usernames:
+        run_manage(
+            env,
+            "createsuperuser",
+            "--noinput",
+            "--username",
+            username,
+            "--email",
+            f"{username}@example.org",
+        )
+
+
 def test_production_profile_passes_check_deploy_at_warning_level(tmp_path):
-    result = run_manage(
-        _production_env(tmp_path), "check", "--deploy", "--fail-level", "WARNING", check=False
-    )
+    env = _production_env(tmp_path)
+    run_manage(env, "migrate", "--no-input")
+    _admins(env, "first", "second")  # the installer's first steps (README: two admins)
+    result = run_manage(env, "check", "--deploy", "--fail-level", "WARNING", check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_warns_of_an_installation_with_fewer_than_two_admins(tmp_path):
+    env = _production_env(tmp_path)
+    run_manage(env, "migrate", "--no-input")
+    _admins(env, "first")
+    result = run_manage(env, "check", "--deploy", check=False)
+    assert "athar.W001" in result.stderr + result.stdout
+    assert "1 system admin(s)" in result.stderr + result.stdout
 
 
 @pytest.mark.parametrize(
