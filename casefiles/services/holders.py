@@ -90,8 +90,8 @@ def one_person_refusal(first: Account | int | None, second: Account | int | None
     decision 0022): that admin could play both parts. One query, two when a shared
     holder is found.
     """
-    a = first.pk if hasattr(first, "pk") else first
-    b = second.pk if hasattr(second, "pk") else second
+    a = first if first is None or isinstance(first, int) else first.pk
+    b = second if second is None or isinstance(second, int) else second.pk
     if a is None or b is None:
         return None
     if a == b:
