@@ -116,3 +116,24 @@ def test_a_review_approval_between_two_accounts_of_one_lone_admin_is_refused(wor
     review.decide(actor=world.cast.lead, record=photo, to_status="approved")
     photo.refresh_from_db()
     assert photo.review_status == "approved"
+
+
+def test_a_link_confirmed_by_another_account_of_one_lone_admin_is_refused(world):
+    """A legal link and its confirmation: the same rule."""
+    from legal.models import LegalElement
+    from legal.services import links
+
+    cast = world.cast
+    first = _made_by(cast.admin, "puppet-one", LAWYER_GROUP, Role.LAWYER, world.case)
+    second = _made_by(cast.admin, "puppet-two", LAWYER_GROUP, Role.LAWYER, world.case)
+    link = links.link_to_element(
+        actor=first,
+        case=world.case,
+        record=world.photos[0],
+        element=LegalElement.objects.get(code="RS-7-1-f.1"),
+        stance="supports",
+        proposition="Ligature marks on both wrists.",
+    )
+    with pytest.raises(ValidationError, match="same admin"):
+        links.confirm_link(actor=second, link=link)
+    links.confirm_link(actor=cast.lawyer, link=link)
