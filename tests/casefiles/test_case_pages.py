@@ -125,3 +125,38 @@ def test_approving_a_request_on_its_page_says_it_waits_for_another_admin(client,
     assert "needs a second admin" in response.content.decode()
     assert role_in(cast.outsider, cast.case) is None
     assert GrantRequest.objects.filter(access_request=req).exists()
+
+
+def test_a_cases_details_are_changed_in_the_django_admin_by_an_admin_only(client, cast):
+    """No case role edits a case's title, status or sensitivity: the Admin group does, in
+    the Django admin, audited; a lead is sent to the admin's sign-in and changes nothing."""
+    Case.objects.filter(pk=cast.case.pk).update(created_by=cast.admin)  # as opened in the app
+    url = reverse("admin:casefiles_case_change", args=[cast.case.pk])
+    form = {
+        "title": "Renamed",
+        "status": cast.case.status,
+        "sensitivity": cast.case.sensitivity,
+        "jurisdiction": "",
+    }
+    client.force_login(cast.lead)
+    refused = client.post(url, form)
+    assert refused.status_code == 302 and reverse("admin:login") in refused["Location"]
+    cast.case.refresh_from_db()
+    assert cast.case.title != "Renamed"
+    client.force_login(cast.admin)
+    assert client.post(url, form).status_code == 302
+    cast.case.refresh_from_db()
+    assert cast.case.title == "Renamed"
+    entry = AuditEntry.objects.get(action="case.update")
+    assert entry.actor == cast.admin and entry.details["changes"]["title"][1] == "Renamed"
+
+
+def test_an_admin_opens_a_case_in_the_django_admin_too_audited(client, cast):
+    client.force_login(cast.admin)
+    form = {"reference": "SYR-2016-004", "title": "Checkpoint", "status": "open"}
+    form |= {"sensitivity": "confidential", "jurisdiction": ""}
+    response = client.post(reverse("admin:casefiles_case_add"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    case = Case.objects.get(reference="SYR-2016-004")
+    assert (case.title, case.created_by) == ("Checkpoint", cast.admin)
+    assert AuditEntry.objects.filter(action="case.create", case=case, actor=cast.admin).exists()
