@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from casefiles import access
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, role_in
 from casefiles.models import AuditEntry, Case, GrantRequest
 from tests.factories import UserFactory
@@ -125,6 +126,21 @@ def test_approving_a_request_on_its_page_says_it_waits_for_another_admin(client,
     assert "needs a second admin" in response.content.decode()
     assert role_in(cast.outsider, cast.case) is None
     assert GrantRequest.objects.filter(access_request=req).exists()
+
+
+def test_every_member_reads_who_else_has_access_on_the_case_page(client, cast, monkeypatch):
+    """Reading the members is ``Action.VIEW_MEMBERS``, every role's; managing them (the
+    members page) is the lead's and the admins'."""
+    for user in (cast.lead, cast.investigator, cast.lawyer, cast.observer):
+        client.force_login(user)
+        page = client.get(cast.case.get_absolute_url()).content.decode()
+        assert "Members" in page and cast.lawyer.get_full_name() in page, user
+    # The page asks the policy, not the role: a matrix without the right lists no one.
+    observer = access.ROLE_ACTIONS[Role.OBSERVER] - {access.Action.VIEW_MEMBERS}
+    monkeypatch.setitem(access.ROLE_ACTIONS, Role.OBSERVER, observer)
+    client.force_login(cast.observer)
+    page = client.get(cast.case.get_absolute_url()).content.decode()
+    assert cast.case.summary in page and cast.lawyer.get_full_name() not in page
 
 
 def test_a_cases_details_are_changed_in_the_django_admin_by_an_admin_only(client, cast):
