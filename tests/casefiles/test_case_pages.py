@@ -7,6 +7,7 @@ from casefiles import access
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, role_in
 from casefiles.models import AuditEntry, Case, GrantRequest
 from tests.factories import UserFactory
+from tests.html import has_text, shows
 
 pytestmark = pytest.mark.django_db
 
@@ -133,14 +134,14 @@ def test_every_member_reads_who_else_has_access_on_the_case_page(client, cast, m
     members page) is the lead's and the admins'."""
     for user in (cast.lead, cast.investigator, cast.lawyer, cast.observer):
         client.force_login(user)
-        page = client.get(cast.case.get_absolute_url()).content.decode()
-        assert "Members" in page and cast.lawyer.get_full_name() in page, user
+        page = client.get(cast.case.get_absolute_url())
+        assert has_text(page, "Members") and has_text(page, cast.lawyer.get_full_name()), user
     # The page asks the policy, not the role: a matrix without the right lists no one.
     observer = access.ROLE_ACTIONS[Role.OBSERVER] - {access.Action.VIEW_MEMBERS}
     monkeypatch.setitem(access.ROLE_ACTIONS, Role.OBSERVER, observer)
     client.force_login(cast.observer)
-    page = client.get(cast.case.get_absolute_url()).content.decode()
-    assert cast.case.summary in page and cast.lawyer.get_full_name() not in page
+    page = client.get(cast.case.get_absolute_url())
+    assert has_text(page, cast.case.summary) and not shows(page, cast.lawyer.get_full_name())
 
 
 def test_a_cases_details_are_changed_in_the_django_admin_by_an_admin_only(client, cast):
