@@ -46,8 +46,9 @@ class Action:
     """Names of the things a user may do; the matrix below says who may."""
 
     VIEW_CASE = "case.view"
-    EDIT_CASE = "case.edit"
-    VIEW_MEMBERS = "case.view_members"
+    # A case's details (title, status, sensitivity) are no case role's to change: the
+    # Admin group changes them in the Django admin (its ``change_case`` permission).
+    VIEW_MEMBERS = "case.view_members"  # who else has access, on the case's page
     MANAGE_MEMBERS = "case.manage_members"
     VIEW_CASE_AUDIT = "case.view_audit"
     ADD_EVIDENCE = "evidence.add"
@@ -68,7 +69,6 @@ ROLE_ACTIONS: dict[str, frozenset[str]] = {
     Role.LEAD: frozenset(
         _MEMBER_READ
         | {
-            Action.EDIT_CASE,
             Action.MANAGE_MEMBERS,
             Action.VIEW_CASE_AUDIT,
             Action.ADD_EVIDENCE,

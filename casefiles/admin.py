@@ -26,6 +26,18 @@ class AtharModelAdmin(AtharAdminMixin, admin.ModelAdmin):
     """A model admin under the rule of ``admin_policy``: no lookup on case content."""
 
 
+class ServiceSavedAdmin(AtharModelAdmin):
+    """An admin whose saving calls a service that commits in its own durable transaction,
+    with its audit entry: the admin's usual request-wide transaction would hold it open
+    around it (Django refuses a durable block nested in another). The service is the
+    whole write: the admin's own LogEntry follows it."""
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return self._changeform_view(  # type: ignore[attr-defined]  # Django's, unstubbed
+            request, object_id, form_url, extra_context
+        )
+
+
 class CaseAdminForm(forms.ModelForm):
     class Meta:
         model = Case
@@ -33,7 +45,7 @@ class CaseAdminForm(forms.ModelForm):
 
 
 @admin.register(Case)
-class CaseAdmin(AtharModelAdmin):
+class CaseAdmin(ServiceSavedAdmin):
     form = CaseAdminForm
     list_display = ["reference", "title", "status", "sensitivity", "created_at"]
     list_filter = ["status", "sensitivity"]
@@ -49,7 +61,10 @@ class CaseAdmin(AtharModelAdmin):
         data = {f: form.cleaned_data[f] for f in form.Meta.fields if f in form.cleaned_data}
         if change:
             data.pop("reference", None)
-            services.update_case(actor=request.user, case=obj, **data)
+            # ``obj`` already holds the form's values: the service compares them with the
+            # case as stored, or it would find nothing changed and save nothing.
+            stored = Case.objects.get(pk=obj.pk)
+            services.update_case(actor=request.user, case=stored, **data)
         else:
             case = services.create_case(actor=request.user, **data)
             obj.pk, obj._state.adding = case.pk, False
@@ -101,16 +116,7 @@ class MembershipAdminForm(forms.ModelForm):
 
 
 @admin.register(Membership)
-class MembershipAdmin(AtharModelAdmin):
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        # Saving calls a service that commits in its own durable transaction, with its
-        # audit entry; the admin's usual request-wide transaction would hold it open
-        # around it (Django refuses a durable block nested in another). The service is
-        # the whole write: the admin's own LogEntry follows it.
-        return self._changeform_view(  # type: ignore[attr-defined]  # Django's, unstubbed
-            request, object_id, form_url, extra_context
-        )
-
+class MembershipAdmin(ServiceSavedAdmin):
     form = MembershipAdminForm
     list_display = ["user", "case", "role", "granted_by", "granted_at", "expires_at", "revoked_at"]
     list_filter = ["role", "case"]

@@ -51,12 +51,15 @@ def case_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
+    can_view_members = can(request.user, Action.VIEW_MEMBERS, case)
     members = (
         Membership.objects.visible_to(request.user)
         .active()
         .filter(case=case)
         .select_related("user", "granted_by")
         .order_by("role", "user__username")
+        if can_view_members
+        else Membership.objects.none()
     )
     audit.record(request.user, "case.view", target=case, case=case)
     return render(
@@ -65,6 +68,7 @@ def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
         {
             "case": case,
             "members": members,
+            "can_view_members": can_view_members,
             "my_role": Membership.Role(case.viewer_role),  # type: ignore[attr-defined]  # annotated
             "can_manage_members": can(request.user, Action.MANAGE_MEMBERS, case),
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),

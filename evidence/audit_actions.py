@@ -6,6 +6,7 @@ ACTIONS = {
     "evidence.batch_open": _("Intake batch opened"),
     "evidence.batch_name_encoding": _("File-name encoding of a batch changed"),
     "evidence.batch_done": _("Intake batch finished"),
+    "evidence.batch_interrupted": _("Intake batch interrupted by an error"),
     "evidence.intake": _("Evidence taken in"),
     "evidence.gallery": _("Evidence gallery viewed"),
     "evidence.view": _("Evidence item viewed"),

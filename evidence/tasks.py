@@ -25,12 +25,8 @@ def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
         report = run_intake(actor=actor, batch=batch, listing=listing_for(batch))
     except Exception as exc:
         # The batch page must not wait for ever: say what stopped it; the staged copies
-        # stay, so a new task can resume it.
-        IntakeBatch.objects.filter(pk=batch.pk).update(
-            status=IntakeBatch.Status.INTERRUPTED,
-            claimed_by="",
-            problems=[*batch.problems, {"path": "", "kind": "failed", "reason": str(exc)}],
-        )
+        # stay, so a new task can resume it. Audited.
+        services.interrupt_batch(actor=actor, batch=batch, reason=str(exc))
         raise
     clear_staging(batch)
     return report.new_items

@@ -33,6 +33,7 @@ ACTIONS.update(
         "legal.search_delete": _("Saved search deleted"),
         "legal.bulk_start": _("Bulk action confirmed"),
         "legal.bulk_done": _("Bulk action finished"),
+        "legal.bulk_failed": _("Bulk action stopped by an error"),
         "legal.bulk_assign": _("Reviewer assigned in bulk"),
         "legal.bulk_tag_add": _("Tag added in bulk"),
         "legal.bulk_tag_remove": _("Tag removed in bulk"),

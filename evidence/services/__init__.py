@@ -2,7 +2,7 @@
 
 - ``words``: the app's own words in custody records and provenance
 - ``leases``: who is taking a batch in, and for how long
-- ``batches``: intake batches opened, found again, the case's intake lock
+- ``batches``: intake batches opened, found again, interrupted; the case's intake lock
 - ``intake_rows``: one chunk of intake results written
 - ``manifests``: a batch closed with its hashed manifest and the custodian's list checked
 - ``custody``: downloads, custody recorded by hand, originals re-hashed
@@ -21,6 +21,7 @@ from .batches import (
     done_source_keys,
     find_resumable_batch,
     holds_same_files,
+    interrupt_batch,
     lock_case_intake,
     open_batch,
     record_name_encoding,
@@ -79,6 +80,7 @@ __all__ = [
     "find_resumable_batch",
     "finish_batch",
     "holds_same_files",
+    "interrupt_batch",
     "lock_case_intake",
     "make_missing_thumbnails",
     "mark_batch_graphic",

@@ -1,4 +1,5 @@
-"""Intake batches: opened with the medium's custody event, found again to resume."""
+"""Intake batches: opened with the medium's custody event, found again to resume, marked
+interrupted when a run stops on an error."""
 
 from __future__ import annotations
 
@@ -182,6 +183,22 @@ def record_name_encoding(*, actor: Account, batch: IntakeBatch, encoding: str) -
             was=batch.name_encoding,
         )
     batch.name_encoding = encoding
+
+
+def interrupt_batch(*, actor: Account, batch: IntakeBatch, reason: str) -> None:
+    """A run stopped by an error it could not foresee: the batch is marked interrupted,
+    its claim given back and the reason added to its problems (its page says what
+    stopped it; a new run resumes it), audited in the same transaction."""
+    reason = reason[:2000]
+    problems = [*batch.problems, {"path": "", "kind": "failed", "reason": reason}]
+    with transaction.atomic(durable=True):
+        IntakeBatch.objects.filter(pk=batch.pk).update(
+            status=IntakeBatch.Status.INTERRUPTED, claimed_by="", problems=problems
+        )
+        audit.record(
+            actor, "evidence.batch_interrupted", target=batch, case=batch.case, reason=reason
+        )
+    batch.status, batch.claimed_by, batch.problems = IntakeBatch.Status.INTERRUPTED, "", problems
 
 
 def holds_same_files(batch: IntakeBatch, files: Iterable[Any]) -> bool:

@@ -173,10 +173,25 @@ def run_bulk(job: BulkJob) -> BulkJob:
 
 
 def fail_bulk(job: BulkJob, error: str) -> None:
-    """A run stopped by an error the job could not foresee: say so on its page."""
-    BulkJob.objects.filter(pk=job.pk).update(
-        status=BulkJob.Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+    """A run stopped by an error the job could not foresee: say so on its page, audited
+    with how far it got (what its chunks committed stands; a new run resumes after it)."""
+    error = error[:2000]
+    with transaction.atomic(durable=True):
+        done, changed = BulkJob.objects.filter(pk=job.pk).values_list("done", "changed").get()
+        BulkJob.objects.filter(pk=job.pk).update(
+            status=BulkJob.Status.FAILED, error=error, finished_at=timezone.now()
+        )
+        audit.record(
+            job.actor,
+            "legal.bulk_failed",
+            target=job,
+            case=job.case,
+            bulk_action=job.action,
+            total=job.total,
+            done=done,
+            changed=changed,
+            error=error,
+        )
 
 
 def _chunks(pks: list[int], size: int) -> Iterator[list[int]]:

@@ -1,6 +1,9 @@
+import ast
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.utils import timezone
@@ -58,6 +61,29 @@ def test_role_action_matrix(cast, who, action):
 def test_matrix_covers_every_role():
     assert set(ROLE_ACTIONS) == set(Role.values)
     assert ADMIN_ACTIONS == EXPECTED["admin"]
+
+
+def _product_sources():
+    root = Path(settings.BASE_DIR)
+    skip = {"tests", "tools", "bench", "docs", "var", "migrations"}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if not parts[0].startswith(".") and not skip.intersection(parts):
+            yield path
+
+
+def test_every_declared_action_is_asked_somewhere():
+    """An action the matrix grants but no page or service asks about promises a rule
+    nobody enforces: each is asked (``Action.X`` named) outside the policy module."""
+    asked = set()
+    for path in _product_sources():
+        if path.relative_to(settings.BASE_DIR).as_posix() == "casefiles/access.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "Action":
+                asked.add(node.attr)
+    declared = {k for k in vars(Action) if k.isupper()}
+    assert declared - asked == set(), "ask these where they apply, or remove them"
 
 
 def test_anonymous_and_inactive_users_may_do_nothing(cast):

@@ -3,9 +3,11 @@
 import pytest
 from django.urls import reverse
 
+from casefiles import access
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, Role, role_in
 from casefiles.models import AuditEntry, Case, GrantRequest
 from tests.factories import UserFactory
+from tests.html import has_text, shows
 
 pytestmark = pytest.mark.django_db
 
@@ -125,3 +127,53 @@ def test_approving_a_request_on_its_page_says_it_waits_for_another_admin(client,
     assert "needs a second person" in response.content.decode()
     assert role_in(cast.outsider, cast.case) is None
     assert GrantRequest.objects.filter(access_request=req).exists()
+
+
+def test_every_member_reads_who_else_has_access_on_the_case_page(client, cast, monkeypatch):
+    """Reading the members is ``Action.VIEW_MEMBERS``, every role's; managing them (the
+    members page) is the lead's and the admins'."""
+    for user in (cast.lead, cast.investigator, cast.lawyer, cast.observer):
+        client.force_login(user)
+        page = client.get(cast.case.get_absolute_url())
+        assert has_text(page, "Members") and has_text(page, cast.lawyer.get_full_name()), user
+    # The page asks the policy, not the role: a matrix without the right lists no one.
+    observer = access.ROLE_ACTIONS[Role.OBSERVER] - {access.Action.VIEW_MEMBERS}
+    monkeypatch.setitem(access.ROLE_ACTIONS, Role.OBSERVER, observer)
+    client.force_login(cast.observer)
+    page = client.get(cast.case.get_absolute_url())
+    assert has_text(page, cast.case.summary) and not shows(page, cast.lawyer.get_full_name())
+
+
+def test_a_cases_details_are_changed_in_the_django_admin_by_an_admin_only(client, cast):
+    """No case role edits a case's title, status or sensitivity: the Admin group does, in
+    the Django admin, audited; a lead is sent to the admin's sign-in and changes nothing."""
+    Case.objects.filter(pk=cast.case.pk).update(created_by=cast.admin)  # as opened in the app
+    url = reverse("admin:casefiles_case_change", args=[cast.case.pk])
+    form = {
+        "title": "Renamed",
+        "status": cast.case.status,
+        "sensitivity": cast.case.sensitivity,
+        "jurisdiction": "",
+    }
+    client.force_login(cast.lead)
+    refused = client.post(url, form)
+    assert refused.status_code == 302 and reverse("admin:login") in refused["Location"]
+    cast.case.refresh_from_db()
+    assert cast.case.title != "Renamed"
+    client.force_login(cast.admin)
+    assert client.post(url, form).status_code == 302
+    cast.case.refresh_from_db()
+    assert cast.case.title == "Renamed"
+    entry = AuditEntry.objects.get(action="case.update")
+    assert entry.actor == cast.admin and entry.details["changes"]["title"][1] == "Renamed"
+
+
+def test_an_admin_opens_a_case_in_the_django_admin_too_audited(client, cast):
+    client.force_login(cast.admin)
+    form = {"reference": "SYR-2016-004", "title": "Checkpoint", "status": "open"}
+    form |= {"sensitivity": "confidential", "jurisdiction": ""}
+    response = client.post(reverse("admin:casefiles_case_add"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    case = Case.objects.get(reference="SYR-2016-004")
+    assert (case.title, case.created_by) == ("Checkpoint", cast.admin)
+    assert AuditEntry.objects.filter(action="case.create", case=case, actor=cast.admin).exists()

@@ -14,6 +14,7 @@ from tests.factories import (
     totp_code,
     totp_device,
 )
+from tests.html import has_text, shows
 
 pytestmark = pytest.mark.django_db
 
@@ -84,10 +85,10 @@ def test_viewing_a_case_shows_summary_and_members_and_is_audited(client, cast):
     response = client.get(cast.case.get_absolute_url())
     assert response.status_code == 200
     html = response.content.decode()
-    assert cast.case.summary in html
+    assert has_text(html, cast.case.summary)
     for member in (cast.lead, cast.investigator, cast.observer):
-        assert member.get_full_name() in html
-    assert expired.user.get_full_name() not in html
+        assert has_text(html, member.get_full_name())
+    assert not shows(html, expired.user.get_full_name())
     entry = AuditEntry.objects.get(action="case.view")
     assert (entry.actor, entry.case) == (cast.lawyer, cast.case)
     assert "no-store" in response["Cache-Control"]

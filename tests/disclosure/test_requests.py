@@ -13,6 +13,7 @@ from casefiles.models import AuditEntry
 from disclosure import contents, services
 from disclosure.contents import review
 from disclosure.models import Package
+from tests.html import shows
 
 from .conftest import BODY
 
@@ -223,4 +224,4 @@ def test_a_member_who_may_not_export_sees_no_preview(client, world):
     client.force_login(world.cast.observer)
     page = client.get(package.get_absolute_url())
     assert page.status_code == 200
-    assert ref not in page.content.decode() and "Goes in" not in page.content.decode()
+    assert not shows(page, ref) and not shows(page, "Goes in")

@@ -370,9 +370,8 @@ def test_500_items_run_at_once(client, cast):
     assert not DBTaskResult.objects.exists()
 
 
-def test_a_run_stopped_by_an_error_keeps_its_chunks_and_resumes_after_them(
-    cast, items, monkeypatch
-):
+def _second_chunk_fails(monkeypatch):
+    """Chunks of 2 items; the second chunk's write stops on a full disk (once)."""
     monkeypatch.setattr(bulk, "CHUNK", 2)
     real = bulk_actions.ACTIONS["tag_add"]
     calls = []
@@ -384,6 +383,12 @@ def test_a_run_stopped_by_an_error_keeps_its_chunks_and_resumes_after_them(
         return real.apply(*args)
 
     monkeypatch.setitem(bulk_actions.ACTIONS, "tag_add", dataclasses.replace(real, apply=flaky))
+
+
+def test_a_run_stopped_by_an_error_keeps_its_chunks_and_resumes_after_them(
+    cast, items, monkeypatch
+):
+    _second_chunk_fails(monkeypatch)
     job = bulk.start_bulk(
         actor=cast.lead,
         case=cast.case,
@@ -402,6 +407,34 @@ def test_a_run_stopped_by_an_error_keeps_its_chunks_and_resumes_after_them(
     assert _named("legal.bulk_tag_add") == [i.reference for i in items]  # each once
     assert run_bulk_job.call(job.pk) == 6  # done: nothing more
     assert AuditEntry.objects.filter(action="legal.bulk_tag_add").count() == 3
+
+
+def test_a_run_stopped_by_an_error_is_audited_with_the_error_and_how_far_it_got(
+    cast, items, monkeypatch
+):
+    _second_chunk_fails(monkeypatch)
+    job = bulk.start_bulk(
+        actor=cast.lawyer,
+        case=cast.case,
+        action="tag_add",
+        values={"tag": "morgue"},
+        through=items[-1].pk,
+    )
+    with pytest.raises(OSError):
+        run_bulk_job.call(job.pk)
+    job.refresh_from_db()
+    assert job.status == "failed"
+    entry = AuditEntry.objects.get(action="legal.bulk_failed")
+    assert (entry.actor, entry.case, entry.target_id) == (cast.lawyer, cast.case, str(job.pk))
+    assert entry.details == {
+        "bulk_action": "tag_add",
+        "total": 6,
+        "done": 2,
+        "changed": 2,
+        "error": "disk full",
+    }
+    chain, bound = verify_log()
+    assert chain.ok and bound.ok
 
 
 # A run: its status, whether the actor is a system admin, their role, the items (4);
