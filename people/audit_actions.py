@@ -8,6 +8,7 @@ ACTIONS = {
     "people.relate": _("Relation between people recorded"),
     "people.view": _("Person viewed"),
     "people.reveal_identity": _("Identity revealed"),
+    "people.reveal_failed": _("Identity reveal failed: a sealed value does not open"),
     "people.names": _("Names changed"),
     "people.protection_change": _("Protection level changed"),
     "people.protection_change_refused": _("Protection level change refused"),

@@ -33,6 +33,23 @@ class DecryptionError(Exception):
     """A stored value cannot be decrypted: wrong key, wrong row or column, or altered."""
 
 
+class SealBroken(DecryptionError):
+    """A sealed column of one row does not open: which table, row and column, and why.
+    Found at a reveal, it is audited and shown as an integrity failure, never a 500."""
+
+    def __init__(self, table: str, row: object, column: str, found: str):
+        super().__init__(f"{table} row {row} column {column}: {found}")
+        self.table, self.row, self.column, self.found = table, row, column, found
+
+    def details(self) -> dict[str, object]:
+        return {
+            "table": self.table,
+            "row": str(self.row),
+            "column": self.column,
+            "found": self.found,
+        }
+
+
 def _keys() -> dict[str, bytes]:
     return dict(settings.FIELD_KEYS)
 

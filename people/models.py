@@ -163,7 +163,10 @@ class Person(models.Model):
         stored = getattr(self, f"enc_{name}")
         if not stored and name in LATER_FIELDS:
             return ""
-        return crypto.decrypt(stored, self._aad(name))
+        try:
+            return crypto.decrypt(stored, self._aad(name))
+        except crypto.DecryptionError as exc:
+            raise crypto.SealBroken(self._meta.db_table, self.pk, f"enc_{name}", str(exc)) from exc
 
     def open_identity(self) -> Identity:
         """Decrypt the identity. Callers audit why (``services.reveal_identity``)."""

@@ -206,7 +206,14 @@ def _protection_refusal(request, case, person):
 
 
 def _person_page(
-    request, case, person, identity=None, reveal_form=None, status=200, status_form=None
+    request,
+    case,
+    person,
+    identity=None,
+    reveal_form=None,
+    status=200,
+    status_form=None,
+    seal_broken=False,
 ):
     relations = (
         Relation.objects.visible_to(request.user)
@@ -276,6 +283,8 @@ def _person_page(
             "can_log_testimony": can_testify and testimony_refused is None,
             "testimony_refusal": testimony_refused,
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
+            # A reveal found a sealed value that does not open for this person.
+            "seal_broken": seal_broken or (identity is None and services.seal_failures(person)),
         },
         status=status,
     )
@@ -304,6 +313,8 @@ def person_reveal(request: HttpRequest, ref: str, code: str) -> HttpResponse:
             )
         except ValidationError as exc:
             form_errors(form, exc)
+        except services.SealedValueBroken:
+            return _person_page(request, case, person, status=409, seal_broken=True)
         else:
             return _person_page(request, case, person, identity=identity)
     return _form_page(

@@ -22,10 +22,12 @@ from .consent import (
     withdraw_consent,
 )
 from .identity import (
+    SealedValueBroken,
     change_names,
     change_protection,
     find_people_by_name,
     reveal_identity,
+    seal_failures,
 )
 from .registration import (
     VICTIM_FIELDS,
@@ -48,6 +50,7 @@ __all__ = [
     "VICTIM_FIELDS",
     "Identity",
     "RotationReport",
+    "SealedValueBroken",
     "SharingAnswer",
     "add_case_role",
     "change_names",
@@ -65,6 +68,7 @@ __all__ = [
     "reveal_identity",
     "revise_testimony",
     "rotate_field_keys",
+    "seal_failures",
     "set_victim_status_within",
     "sharing_answers",
     "withdraw_consent",

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from casefiles import audit
 from casefiles.access import Action
-from casefiles.models import Case
+from casefiles.models import AuditEntry, Case
 
 from .. import crypto
 from ..models import (
@@ -91,11 +91,44 @@ def reveal_identity(*, actor: Account, case: Case, person: Person, reason: str) 
     reason = reason.strip()
     if len(reason) < 5:
         raise ValidationError(_("State why you need to see this identity."))
+    try:
+        identity = person.open_identity()
+    except crypto.SealBroken as broken:
+        # Its own transaction: the trace of the failed reveal stays.
+        with transaction.atomic(durable=True):
+            audit.record(
+                actor,
+                "people.reveal_failed",
+                target=person,
+                case=case,
+                reason=reason[:1000],
+                **broken.details(),
+            )
+        raise SealedValueBroken(broken) from broken
     with transaction.atomic(durable=True):
         audit.record(
             actor, "people.reveal_identity", target=person, case=case, reason=reason[:1000]
         )
-    return person.open_identity()
+    return identity
+
+
+class SealedValueBroken(Exception):
+    """A reveal found a sealed column that does not open for its row (moved, altered or
+    under a key no longer configured): refused, and audited (``people.reveal_failed``)."""
+
+    def __init__(self, broken: crypto.SealBroken):
+        super().__init__(str(broken))
+        self.broken = broken
+
+
+def seal_failures(person: Person) -> bool:
+    """Whether a reveal of ``person`` found a sealed column that does not open: the
+    person's page warns of it (one query)."""
+    return AuditEntry.objects.filter(
+        action="people.reveal_failed",
+        target_type=f"{person._meta.app_label}.{person._meta.model_name}",
+        target_id=str(person.pk),
+    ).exists()
 
 
 NAME_FIELDS = ("name_ar", "name_latin", "aliases", "name_parts")

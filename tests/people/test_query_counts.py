@@ -60,9 +60,10 @@ def _exactly(client, django_assert_num_queries, count, method, url, data=None):
 
 # The testimony page carries legal's panels: its review (decisions), its assessments, links
 # and comments, and for a lawyer or lead the catalogue of elements to link to; whether the
-# viewer is a system admin is asked once, for the header and the panels alike.
+# viewer is a system admin is asked once, for the header and the panels alike. The person
+# page asks once whether a reveal found one of the person's sealed values broken.
 @pytest.mark.parametrize(
-    ("who", "person", "testimony"), [("lead", 20, 21), ("investigator", 21, 21)]
+    ("who", "person", "testimony"), [("lead", 21, 21), ("investigator", 22, 21)]
 )
 def test_the_person_and_testimony_pages_cost_exactly(
     client, cast, interviewed, django_assert_num_queries, who, person, testimony
