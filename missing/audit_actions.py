@@ -5,6 +5,9 @@ from django.utils.translation import gettext_lazy as _
 ACTIONS = {
     "missing.profile_save": _("Antemortem profile recorded"),
     "missing.profile_reveal": _("Antemortem profile revealed"),
+    "missing.profile_reveal_failed": _(
+        "Antemortem profile reveal failed: a sealed value does not open"
+    ),
     # Before a victim had one status (decision 0021); its changes are "people.victim_status".
     "missing.status": _("Status of a missing person changed"),
     "missing.session_prepare": _("Family identification session prepared"),

@@ -87,8 +87,12 @@ class Profile(models.Model):
 
     def open(self) -> Antemortem:
         """Decrypt the profile. Callers audit why (``services.reveal_profile``)."""
+        table = self._meta.db_table
         return Antemortem(
-            **{n: crypto.decrypt(getattr(self, f"enc_{n}"), self._aad(n)) for n in PROTECTED_FIELDS}
+            **{
+                n: crypto.open_sealed(getattr(self, f"enc_{n}"), table, self.pk, f"enc_{n}")
+                for n in PROTECTED_FIELDS
+            }
         )
 
 

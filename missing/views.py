@@ -22,10 +22,20 @@ from casefiles.forms import form_errors
 from evidence import graphic
 from evidence.views import thumbnail_url
 from people.models import CaseRole, Person, RoleKind
+from people.services import SealedValueBroken
 
 from .forms import IdentifyForm, ProfileForm, SessionForm, StatusForm
 from .models import Antemortem, Candidate, Profile, Session
 from .services import missing as services
+
+
+def _seal_broken_message() -> str:
+    return _(
+        "Integrity warning: a sealed field of this antemortem profile failed its integrity "
+        "check (a stored value does not open for this profile: it was moved or altered in "
+        "the database). Nothing was shown. Report it to the admins; the audit log names "
+        "the table, row and column."
+    )
 
 
 def _person(request: HttpRequest, ref: str, code: str):
@@ -80,10 +90,14 @@ def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     actor = account_of(request)
     refusal = services.profile_refusal(actor, case, person)
     revealed: Antemortem | None = None
+    seal_broken, status = False, 200
     if request.method == "POST":
         if profile is None:
             raise Http404
-        revealed = services.reveal_profile(actor=actor, case=case, profile=profile)
+        try:
+            revealed = services.reveal_profile(actor=actor, case=case, profile=profile)
+        except SealedValueBroken:  # refused and audited: the page says so
+            seal_broken, status = True, 409
     history = list(profile.history.select_related("changed_by")) if profile else []
     sessions = list(profile.sessions.all()) if profile else []
     return render(
@@ -95,6 +109,7 @@ def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
             "profile": profile,
             "refusal": refusal,
             "revealed": revealed,
+            "seal_broken": _seal_broken_message() if seal_broken else None,
             "history": history,
             "sessions": sessions,
             "status_form": StatusForm(initial={"status": person.victim_status})
@@ -102,6 +117,7 @@ def profile_detail(request: HttpRequest, ref: str, code: str) -> HttpResponse:
             else None,
             "is_lead": services.lead_refusal(actor, case) is None,
         },
+        status=status,
     )
 
 
@@ -134,7 +150,11 @@ def profile_edit(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     elif request.method == "GET":
         initial: dict[str, Any] = {}
         if profile is not None:  # to change it one must see it: a reveal, audited
-            opened = services.reveal_profile(actor=actor, case=case, profile=profile)
+            try:
+                opened = services.reveal_profile(actor=actor, case=case, profile=profile)
+            except SealedValueBroken:  # refused and audited: nothing to edit from
+                messages.error(request, _seal_broken_message())
+                return redirect("missing:profile", case.reference, person.code)
             initial = {
                 **asdict(opened),
                 "last_seen_on": profile.last_seen_on,

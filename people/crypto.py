@@ -89,6 +89,14 @@ def decrypt(token: str, aad: bytes) -> str:
     return opened.decode("utf-8")
 
 
+def open_sealed(token: str, table: str, row: object, column: str) -> str:
+    """``decrypt`` a sealed column of one row, or ``SealBroken`` naming it."""
+    try:
+        return decrypt(token, associated_data(table, row, column))
+    except DecryptionError as exc:
+        raise SealBroken(table, row, column, str(exc)) from exc
+
+
 def blind_index(name: str) -> str:
     """The keyed digest of a name's normalised form; empty names have none."""
     text = normalise(name)

@@ -102,7 +102,10 @@ def reveal_identity(*, actor: Account, case: Case, person: Person, reason: str) 
                 target=person,
                 case=case,
                 reason=reason[:1000],
-                **broken.details(),
+                table=broken.table,
+                row=str(broken.row),
+                column=broken.column,
+                found=broken.found,
             )
         raise SealedValueBroken(broken) from broken
     with transaction.atomic(durable=True):
