@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from django.core.exceptions import ValidationError
 from django.db.models import Max, QuerySet
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from evidence.models import EvidenceItem, Identification
 from legal.models import ElementLink, Stance
@@ -61,11 +62,25 @@ class Line:
     redactions: list[str] = field(default_factory=list)  # what is replaced, and why
 
 
+# What a package leaves out, by why: the package's page and `disclosure request` head
+# their lists with these words.
+LEFT_OUT = (
+    ("not_approved", gettext_lazy("Not approved in review: left out")),
+    ("refused", gettext_lazy("Refused: left out")),
+)
+
+
 @dataclass
 class Review:
     included: list[Line] = field(default_factory=list)
     not_approved: list[Line] = field(default_factory=list)
     refused: list[Line] = field(default_factory=list)
+
+    @property
+    def left_out(self) -> list[tuple[str, str, list[Line]]]:
+        """(key, heading, lines) of each kind of record left out, when any is."""
+        found = [(key, str(title), getattr(self, key)) for key, title in LEFT_OUT]
+        return [(key, title, lines) for key, title, lines in found if lines]
 
     @property
     def items(self) -> list[Line]:

@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from casefiles.forms import model_choice_field
 from people.models import Person, Testimony
 
+from .intake.sources import parse_manifest, zip_encoding_name
 from .models import CustodyEvent, Identification
 from .services import METHOD_UPLOADED, PURPOSE_FIXITY, RECORDABLE_CUSTODY
 
@@ -22,6 +23,8 @@ class MultipleFileInput(forms.ClearableFileInput):
 class MultipleFileField(forms.FileField):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("widget", MultipleFileInput())
+        # A 0-byte file is evidence too: stored, hashed and flagged, as ingest does.
+        kwargs.setdefault("allow_empty_file", True)
         super().__init__(*args, **kwargs)
 
     def clean(self, data, initial=None):
@@ -57,6 +60,47 @@ class UploadForm(forms.Form):
             "Every file taken in is marked graphic: shown blurred until someone chooses to see it."
         ),
     )
+
+    # What ``ingest --manifest`` and ``--zip-encoding`` take, read by the same functions.
+    custodian_manifest = forms.FileField(
+        label=_("Custodian's checksum list"),
+        required=False,
+        allow_empty_file=True,
+        help_text=_(
+            "Optional: the list the custodian made (sha256sum, sha1sum or md5sum), "
+            "checked file by file against what arrives."
+        ),
+    )
+    zip_encoding = forms.CharField(
+        label=_("Encoding of names in a ZIP"),
+        max_length=40,
+        required=False,
+        help_text=_("Optional: for a ZIP whose names are not UTF-8, e.g. cp720 (Arabic Windows)."),
+    )
+
+    def clean_custodian_manifest(self):
+        listed = self.cleaned_data["custodian_manifest"]
+        if listed is None:
+            return None
+        data = b"".join(listed.chunks())
+        try:
+            list(parse_manifest(data))
+        except ValueError as exc:
+            raise forms.ValidationError(
+                _("Not a custodian's checksum list: %(problem)s"), params={"problem": exc}
+            ) from None
+        return data
+
+    def clean_zip_encoding(self):
+        name = self.cleaned_data["zip_encoding"].strip()
+        if not name:
+            return ""
+        try:
+            return zip_encoding_name(name)
+        except ValueError:
+            raise forms.ValidationError(
+                _("Unknown encoding %(name)s for ZIP names."), params={"name": name}
+            ) from None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

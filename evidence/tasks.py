@@ -7,7 +7,7 @@ from django_tasks_db.models import DBTaskResult
 
 from . import near_duplicates, services
 from .intake.pipeline import run_intake
-from .intake.staging import PREFIX, clear_staging, listing_for, staging_dir
+from .intake.staging import PREFIX, clear_staging, custodian_list_for, listing_for, staging_dir
 from .models import IntakeBatch
 
 
@@ -22,7 +22,12 @@ def ingest_staged_batch(batch_id: int, actor_id: int) -> int:
         return 0
     actor = get_user_model().objects.get(pk=actor_id)
     try:
-        report = run_intake(actor=actor, batch=batch, listing=listing_for(batch))
+        report = run_intake(
+            actor=actor,
+            batch=batch,
+            listing=listing_for(batch),
+            custodian_manifest=custodian_list_for(batch),
+        )
     except Exception as exc:
         # The batch page must not wait for ever: say what stopped it; the staged copies
         # stay, so a new task can resume it. Audited.

@@ -27,10 +27,20 @@ from casefiles.paging import Keyset, list_query
 from people.protection import attachment_refusal, withheld_testimonies
 
 from . import graphic, services, tasks
+from .duplicates import LISTED, duplicates_in, earlier_item
 from .filters import EvidenceFilter
 from .forms import CustodyEventForm, IdentificationForm, ItemForm, UploadForm
 from .intake.pipeline import run_intake
-from .intake.staging import PREFIX, clear_staging, is_small, listing_for, stage_uploads
+from .intake.staging import (
+    PREFIX,
+    clear_staging,
+    custodian_list_for,
+    is_small,
+    listing_for,
+    stage_custodian_list,
+    stage_uploads,
+    upload_sha256,
+)
 from .models import (
     CustodyEvent,
     Derivative,
@@ -296,6 +306,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "identifications": _identifications(request.user, item),
             "fixity": fixity,
             "listed": listed,
+            "same_as": earlier_item(item, request.user),
             "can_record_custody": can(request.user, Action.RECORD_CUSTODY, case),
             "can_identify": can(request.user, Action.ADD_PEOPLE, case),
             "can_view_case_audit": can(request.user, Action.VIEW_CASE_AUDIT, case),
@@ -472,6 +483,8 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
     form = UploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         files = form.cleaned_data["files"]
+        # One file or archive handed over: its own hash, as ingest records it.
+        source_sha256, source_size = upload_sha256(files[0]) if len(files) == 1 else ("", None)
         batch = services.create_batch(
             graphic=form.cleaned_data["graphic"],
             actor=account_of(request),
@@ -481,8 +494,14 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
             medium=form.cleaned_data["medium"],
             method=form.cleaned_data["method"] or services.METHOD_UPLOADED,
             label=files[0].name if len(files) == 1 else f"{len(files)} files uploaded",
+            name_encoding=form.cleaned_data["zip_encoding"],
+            source_sha256=source_sha256,
+            source_size=source_size,
         )
         stage_uploads(batch, files)
+        listed = form.cleaned_data["custodian_manifest"]
+        if listed is not None:
+            stage_custodian_list(batch, listed)
         if is_small(files):
             # Taken in now; grouping the new images with the case's near-duplicates waits
             # for a task, however many images the case holds.
@@ -490,6 +509,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
                 actor=account_of(request),
                 batch=batch,
                 listing=listing_for(batch),
+                custodian_manifest=custodian_list_for(batch),
                 jobs=1,
                 group_now=False,
             )
@@ -518,5 +538,9 @@ def batch_detail(request: HttpRequest, ref: str, pk: int) -> HttpResponse:
             "manifest_entries": batch.manifest_entries.exclude(result="match").order_by("path")[
                 :200
             ],
+            # Each duplicate, and the earlier item it repeats (one query, if any).
+            "duplicates": (
+                duplicates_in(batch, request.user, limit=LISTED) if batch.duplicate else []
+            ),
         },
     )

@@ -12,6 +12,7 @@ is flagged and the reason keeps the raw bytes in hex, so nothing of the name is 
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import re
@@ -211,6 +212,20 @@ def is_archive(name: str, path: Path) -> bool:
     return name.lower().endswith(".zip") and zipfile.is_zipfile(path)
 
 
+def zip_encoding_name(name: str) -> str:
+    """The codec's own name of an encoding given for a ZIP's names (``CP720`` and
+    ``cp720`` are one), or ValueError: it must keep ASCII as it is (not utf-16, rot13 or
+    base64). ``ingest --zip-encoding`` and the upload form check it alike."""
+    try:
+        codec = codecs.lookup(name)
+        known = "a/".encode(codec.name) == b"a/"
+    except (LookupError, UnicodeError):
+        known = False
+    if not known:
+        raise ValueError(f"unknown encoding {name!r} for ZIP names.")
+    return codec.name
+
+
 def list_source(
     path: Path, free_space: int | None = None, zip_encoding: str | None = None
 ) -> Listing:
@@ -235,13 +250,21 @@ _HEX = set(b"0123456789abcdef")
 
 
 def iter_manifest(path: Path) -> Iterator[tuple[str, str, str]]:
-    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list.
+    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list
+    in a file (``parse_manifest``)."""
+    return parse_manifest(path.read_bytes())
+
+
+def parse_manifest(data: bytes) -> Iterator[tuple[str, str, str]]:
+    """(algorithm, digest, path) per line of a ``sha256sum``/``sha1sum``/``md5sum`` list;
+    ValueError at the first line that is none. The command line's ``--manifest`` and the
+    upload form's custodian's list are read by this one function.
 
     A name is kept as the bytes the list holds (read as UTF-8 where it is, otherwise with
     its other bytes as surrogates, undone by ``manifest_name_bytes``): a file whose name
     on the medium is not UTF-8 is matched against the list by those bytes."""
     algorithms = {32: "md5", 40: "sha1", 64: "sha256"}
-    for raw in path.read_bytes().splitlines():
+    for raw in data.splitlines():
         line = raw.strip()
         if not line or line.startswith(b"#"):
             continue

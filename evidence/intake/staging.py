@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -18,6 +19,16 @@ def staging_dir(batch) -> Path:
     return evidence_storage().scratch_dir(str(batch.pk))
 
 
+def upload_sha256(upload) -> tuple[str, int]:
+    """The SHA-256 and size of one upload as handed over, as ``ingest`` takes a single
+    file's or archive's own hash onto the batch and the medium's custody event."""
+    digest, size = hashlib.sha256(), 0
+    for chunk in upload.chunks():
+        digest.update(chunk)
+        size += len(chunk)
+    return digest.hexdigest(), size
+
+
 def stage_uploads(batch, uploads) -> int:
     """Copy uploaded files to the batch's staging folder; returns how many."""
     directory = staging_dir(batch)
@@ -32,10 +43,30 @@ def stage_uploads(batch, uploads) -> int:
     return len(names)
 
 
+CUSTODIAN_LIST = "custodian-list"  # beside the uploads, never taken in as one of them
+
+
+def stage_custodian_list(batch, data: bytes) -> Path:
+    """The custodian's checksum list handed over with an upload, kept with the staged
+    files until the batch is done (a resumed batch checks against it too)."""
+    directory = staging_dir(batch)
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / CUSTODIAN_LIST
+    path.write_bytes(data)
+    return path
+
+
+def custodian_list_for(batch) -> Path | None:
+    """The custodian's list staged with the batch's uploads, if one was."""
+    path = staging_dir(batch) / CUSTODIAN_LIST
+    return path if path.is_file() else None
+
+
 def listing_for(batch) -> Listing:
     """Every staged file as a source, taken in whole as uploaded; a .zip archive also
     contributes its members, under its name (``Archive.zip#2/`` for the second upload
-    of that name, so each member keeps its own source key)."""
+    of that name, so each member keeps its own source key), its names read with the
+    batch's encoding, if the upload named one."""
     directory = staging_dir(batch)
     names = json.loads((directory / "names.json").read_text())
     listing = Listing()
@@ -47,7 +78,7 @@ def listing_for(batch) -> Listing:
             continue
         prefix = f"{name}#{occurrence + 1}" if occurrence else name
         try:
-            inner = list_zip(path, evidence_storage().free_space())
+            inner = list_zip(path, evidence_storage().free_space(), batch.name_encoding or None)
         except Exception as exc:  # a bomb or an unreadable ZIP: the archive itself is kept
             reason = f"members not taken in: {type(exc).__name__}: {exc}"
             listing.problem(f"{prefix}/", "failed", reason)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import zipfile
 import zlib
 from collections import deque
@@ -209,7 +210,17 @@ def decode_picture(work: FileWork) -> None:
     except (Image.DecompressionBombWarning, Image.DecompressionBombError) as exc:
         result.flag("decompression_bomb", str(exc))
     except Exception as exc:  # undecodable: still stored and hashed, flagged with the reason
-        result.flag("undecodable", f"{type(exc).__name__}: {exc}")
+        result.flag("undecodable", f"{type(exc).__name__}: {_without_addresses(exc)}")
+
+
+_ADDRESS = re.compile(r"<([\w.]+) object at 0x[0-9a-f]+>")
+
+
+def _without_addresses(exc: Exception) -> str:
+    """An error's text without the memory addresses of the objects it names (Pillow's
+    "cannot identify image file <_io.BytesIO object at 0x7f…>"): the same file gives the
+    same reason, whichever way and whenever it is taken in."""
+    return _ADDRESS.sub(r"<\1>", str(exc))
 
 
 # The steps every file goes through, in this order (a step may end the file's way early).

@@ -225,3 +225,39 @@ def test_a_member_who_may_not_export_sees_no_preview(client, world):
     page = client.get(package.get_absolute_url())
     assert page.status_code == 200
     assert not shows(page, ref) and not shows(page, "Goes in")
+
+
+def test_a_request_from_the_command_line_says_what_is_left_out_and_why_as_the_page_does(
+    client, world
+):
+    out, err = io.StringIO(), io.StringIO()
+    call_command(
+        "disclosure",
+        "request",
+        "--case",
+        world.case.reference,
+        "--select",
+        "all",
+        "--recipient",
+        BODY,
+        "--purpose",
+        "prosecution",
+        "--as",
+        "lawyer",
+        stdout=out,
+        stderr=err,
+    )
+    package = Package.objects.get(pk=int(out.getvalue()))  # stdout: the id alone, for scripts
+    said = err.getvalue()
+    photos, critical = world.photos, world.testimonies["critical"]
+    assert "3 records go in" in said
+    assert "Not approved in review: left out (1)" in said
+    assert f"  {photos[2].reference}: Not approved in review (New)." in said
+    assert "Refused: left out (1)" in said
+    refused = f"{contents.testimony_ref(critical)}: {world.critical.code} gave no consent"
+    assert f"  {refused} for this purpose." in said
+    # The package's page lists the same records under the same headings.
+    client.force_login(world.cast.lawyer)
+    page = client.get(package.get_absolute_url()).content.decode()
+    for line in said.splitlines()[1:]:
+        assert line.strip() in page, line

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from casefiles.models import Case
 from disclosure import services
+from disclosure.contents import review
 from disclosure.models import Package
 
 
@@ -87,7 +88,19 @@ class Command(BaseCommand):
             select=select,
             named_fields=name,
         )
-        self.stdout.write(str(package.pk))
+        self.stdout.write(str(package.pk))  # alone on stdout: PKG=$(... request ...)
+        self._say_contents(package)
+
+    def _say_contents(self, package: Package) -> None:
+        """What goes in and what is left out and why, as the package's page says it
+        (the same review, the same headings), on stderr."""
+        found = review(package.requested_by, package)
+        said = [f"{package.code}: {len(found.included)} records go in"]
+        for _key, title, lines in found.left_out:
+            said.append(f"{title} ({len(lines)})")
+            said += [f"  {line.ref}: {line.reason}" for line in lines]
+        for text in said:  # plain: a report, not an error
+            self.stderr.write(text, style_func=lambda s: s)
 
     def do_approve(self, *, id, allow_name, username, **_):
         package = services.approve_package(

@@ -1,6 +1,5 @@
 """manage.py ingest PATH --case REF --source "..." : take in a folder tree or a ZIP."""
 
-import codecs
 import json as jsonlib
 import os
 import sys
@@ -10,7 +9,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from casefiles.access import Action, can
+from evidence.duplicates import duplicates_in
 from evidence.intake.pipeline import ingest_path
+from evidence.intake.sources import iter_manifest, zip_encoding_name
 
 from ._common import get_case, get_operator
 
@@ -48,6 +49,12 @@ class Command(BaseCommand):
         parser.add_argument("--case", required=True, help="case reference, e.g. SYR-2014-001")
         parser.add_argument("--source", required=True, help="from whom the medium came")
         parser.add_argument("--medium", default="", help='e.g. "USB stick, SanDisk, S/N 1234"')
+        parser.add_argument(
+            "--method",
+            default="",
+            help='how it came into custody, e.g. "handed over in person" '
+            "(default: copied from the medium)",
+        )
         parser.add_argument("--manifest", type=Path, help="custodian's sha256sum/md5sum list")
         parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -71,6 +78,7 @@ class Command(BaseCommand):
         case,
         source,
         medium,
+        method,
         manifest,
         jobs,
         json,
@@ -84,14 +92,16 @@ class Command(BaseCommand):
             raise CommandError(f"{path} does not exist.")
         if zip_encoding:
             try:
-                # A code page that keeps ASCII as it is (not utf-16, rot13 or base64).
-                known = "a/".encode(codecs.lookup(zip_encoding).name) == b"a/"
-            except (LookupError, UnicodeError):
-                known = False
-            if not known:
-                raise CommandError(f"unknown encoding {zip_encoding!r} for ZIP names.")
-        if manifest is not None and not manifest.is_file():
-            raise CommandError(f"manifest {manifest} is not a file.")
+                zip_encoding = zip_encoding_name(zip_encoding)
+            except ValueError as exc:
+                raise CommandError(str(exc)) from None
+        if manifest is not None:
+            if not manifest.is_file():
+                raise CommandError(f"manifest {manifest} is not a file.")
+            try:  # read now: a list that is none opens no batch
+                list(iter_manifest(manifest))
+            except ValueError as exc:
+                raise CommandError(f"manifest {manifest}: {exc}") from None
         case_obj = get_case(case)
         actor = get_operator(username)
         if not can(actor, Action.ADD_EVIDENCE, case_obj):
@@ -103,6 +113,7 @@ class Command(BaseCommand):
                 path=path,
                 acquired_from=source,
                 medium=medium,
+                method=method,
                 jobs=max(1, jobs),
                 custodian_manifest=manifest,
                 progress=Progress(sys.stderr),
@@ -133,6 +144,17 @@ class Command(BaseCommand):
         checked = _custodian_list(batch) if manifest is not None else None
         if checked is not None:
             summary["custodian_manifest"] = checked
+        # Each duplicate and the earlier item of the case holding its bytes: one query.
+        duplicates = [
+            {
+                "item": d["reference"],
+                "path": d["original_path"],
+                "same_as": d["same_as"],
+                "same_as_path": d["same_as_path"],
+            }
+            for d in duplicates_in(batch, actor)
+        ]
+        summary["duplicates"] = duplicates
         if json:
             self.stdout.write(jsonlib.dumps(summary))
         else:
@@ -145,6 +167,14 @@ class Command(BaseCommand):
             )
             if checked is not None:
                 self._write_custodian_list(checked)
+            for d in duplicates:
+                if d["same_as"]:
+                    earlier = f"the same bytes as {d['same_as']} ({d['same_as_path']})"
+                else:
+                    earlier = "the same bytes as an earlier item of the case"
+                self.stdout.write(
+                    f"  duplicate: {d['path']} ({d['item']}): {earlier}, taken in before"
+                )
         for problem in batch.problems:
             self.stderr.write(f"  {problem['kind']}: {problem['path']}: {problem['reason']}")
         if batch.failed:
