@@ -15,10 +15,9 @@ from django.utils.translation import gettext as _
 from casefiles import audit
 from casefiles.access import Action, Role, can, role_in
 from evidence.models import EvidenceItem, Identification
-from people import crypto
 from people.models import CaseRole, Person
 from people.protection import reveal_refusal
-from people.services import SealedValueBroken, set_victim_status_within
+from people.services import open_or_audit, set_victim_status_within
 
 from ..models import Antemortem, Candidate, Profile, Session, Status, StatusChange
 
@@ -112,21 +111,13 @@ def reveal_profile(*, actor: Account, case: Case, profile: Profile) -> Antemorte
     """Decrypt a profile for one page view; the reveal is audited before it is returned."""
     if refusal := profile_refusal(actor, case, profile.person):
         raise PermissionDenied(refusal)
-    try:
-        opened = profile.open()
-    except crypto.SealBroken as broken:
-        with transaction.atomic(durable=True):  # the failed reveal's trace stays
-            audit.record(
-                actor,
-                "missing.profile_reveal_failed",
-                target=profile.person,
-                case=case,
-                table=broken.table,
-                row=str(broken.row),
-                column=broken.column,
-                found=broken.found,
-            )
-        raise SealedValueBroken(broken) from broken
+    opened = open_or_audit(
+        profile.open,
+        actor=actor,
+        action="missing.profile_reveal_failed",
+        target=profile.person,
+        case=case,
+    )
     with transaction.atomic(durable=True):
         audit.record(actor, "missing.profile_reveal", target=profile.person, case=case)
     return opened

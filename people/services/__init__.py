@@ -26,6 +26,7 @@ from .identity import (
     change_names,
     change_protection,
     find_people_by_name,
+    open_or_audit,
     reveal_identity,
     seal_failures,
 )
@@ -61,6 +62,7 @@ __all__ = [
     "diff_versions",
     "find_people_by_name",
     "may_share_testimony",
+    "open_or_audit",
     "record_consent",
     "register_person",
     "reindex_names",

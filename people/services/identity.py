@@ -3,6 +3,7 @@ and looking a name up through its blind index."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -91,28 +92,42 @@ def reveal_identity(*, actor: Account, case: Case, person: Person, reason: str) 
     reason = reason.strip()
     if len(reason) < 5:
         raise ValidationError(_("State why you need to see this identity."))
-    try:
-        identity = person.open_identity()
-    except crypto.SealBroken as broken:
-        # Its own transaction: the trace of the failed reveal stays.
-        with transaction.atomic(durable=True):
-            audit.record(
-                actor,
-                "people.reveal_failed",
-                target=person,
-                case=case,
-                reason=reason[:1000],
-                table=broken.table,
-                row=str(broken.row),
-                column=broken.column,
-                found=broken.found,
-            )
-        raise SealedValueBroken(broken) from broken
+    identity = open_or_audit(
+        person.open_identity,
+        actor=actor,
+        action="people.reveal_failed",
+        target=person,
+        case=case,
+        reason=reason[:1000],
+    )
     with transaction.atomic(durable=True):
         audit.record(
             actor, "people.reveal_identity", target=person, case=case, reason=reason[:1000]
         )
     return identity
+
+
+def open_or_audit[T](opener: Callable[[], T], *, actor, action: str, target, case, **details) -> T:
+    """``opener()`` (a reveal's decryption), or, when a sealed column does not open for
+    its row, the failed reveal audited as ``action`` in its own transaction (its trace
+    stays), naming the table, row and column, and ``SealedValueBroken`` raised. Every
+    reveal of a sealed value goes through here (people's identity, missing's profile)."""
+    try:
+        return opener()
+    except crypto.SealBroken as broken:
+        with transaction.atomic(durable=True):
+            audit.record(
+                actor,
+                action,
+                target=target,
+                case=case,
+                table=broken.table,
+                row=str(broken.row),
+                column=broken.column,
+                found=broken.found,
+                **details,
+            )
+        raise SealedValueBroken(broken) from broken
 
 
 class SealedValueBroken(Exception):

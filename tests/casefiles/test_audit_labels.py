@@ -58,6 +58,19 @@ def _custody_actions() -> set[str]:
     return found
 
 
+def _keyword_actions(function: str) -> set[str]:
+    """The literal ``action=`` handed to every call of ``function`` in the code."""
+    found = set()
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == function:
+                for keyword in node.keywords:
+                    if keyword.arg == "action":
+                        assert isinstance(keyword.value, ast.Constant), ast.unparse(node)
+                        found.add(keyword.value.value)
+    return found
+
+
 # Calls whose action is not written at the call: (file, the argument as written) -> the
 # actions it can record, worked out from the code it depends on.
 def _bulk_actions() -> set[str]:
@@ -79,6 +92,7 @@ COMPUTED = {
     ("accounts/services/resets.py", "f'auth.{kind}_{outcome}'"): _reset_decisions,
     ("accounts/signin.py", "action"): _wrong_code_actions,
     ("evidence/custody_events.py", "action"): _custody_actions,
+    ("people/services/identity.py", "action"): lambda: _keyword_actions("open_or_audit"),
 }
 
 
