@@ -312,3 +312,37 @@ def test_a_session_prepared_before_the_counts_says_photos_may_be_missing(client,
     page = client.get(_url("session", cast, session.pk))
     assert has_text(page, "Photos that matched the filters 3")
     assert has_text(page, "photos of the case that matched the filters may have been left out")
+
+
+def _chosen(page, field_id):
+    """The values of the options chosen, as the page comes, in the select ``field_id``."""
+    html = page.content.decode()
+    block = re.search(rf'<select [^>]*id="{field_id}"[^>]*>(.*?)</select>', html, re.S)[1]
+    return re.findall(r'<option value="([^"]*)"[^>]*\bselected\b', block)
+
+
+def test_the_identify_form_chooses_no_confidence_and_no_outcome(client, cast, missing):
+    session = _session(cast, missing)
+    first = session.candidates.first()
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=first)
+    client.force_login(cast.lead)
+    page = client.get(_url("session", cast, session.pk))
+    # Only the blank first choice: nothing is chosen for the family.
+    assert _chosen(page, f"c{first.pk}-confidence") == [""]
+    assert _chosen(page, f"c{first.pk}-status") == [""]
+    typed = {"present": "The lead and the mother", "consent": "on", "notes": "the scar"}
+    bad = client.post(_url("identify", cast, session.pk, first.pk), typed)
+    assert bad.status_code == 400
+    assert has_text(bad, "Choose how certain the family member is.")
+    assert has_text(bad, "Choose what the victim's status becomes.")
+    assert "The lead and the mother" in attrs(bad, "value", "input")
+    assert has_text(bad, "the scar")
+    assert Candidate.objects.get(pk=first.pk).identification is None
+    assert Person.objects.get(pk=missing.victim.pk).victim_status != "identified"
+    # Chosen, the rest as typed: recorded.
+    done = client.post(
+        _url("identify", cast, session.pk, first.pk),
+        {**typed, "confidence": "probable", "status": "identified"},
+    )
+    assert done.status_code == 302
+    assert Candidate.objects.get(pk=first.pk).identification.confidence == "probable"
