@@ -1,4 +1,5 @@
 import re
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -189,7 +190,7 @@ class ProtectionForm(forms.Form):
         if current is not None:
             kwargs.setdefault("initial", {}).setdefault("level", current)
         super().__init__(*args, **kwargs)
-        offered = []
+        offered: list[tuple[str, Any]] = []
         for level, label in Person.Protection.choices:
             if level == current:
                 offered.append((level, _("%(level)s (current level)") % {"level": label}))

@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('missing', '0005_bind_status_changes'),
+        ("missing", "0005_bind_status_changes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='session',
-            name='left_out',
+            model_name="session",
+            name="left_out",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='session',
-            name='matched',
+            model_name="session",
+            name="matched",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

@@ -270,7 +270,7 @@ def test_a_session_holds_every_matching_photo_a_page_at_a_time(client, cast, mis
     assert has_text(page, "Photos that matched the filters 64")
     assert has_text(page, "Photos of this case the filters left out 1")
     assert has_text(page, "The filters left out 1 of this case's photos")
-    assert has_text(page, "Body numbers: 10–…")
+    assert has_text(page, "Body numbers: 10\u2013\u2026")
     assert has_text(page, "Photos 1 to 24 of 64.")
     seen, queries = [], []
     while True:
@@ -346,3 +346,12 @@ def test_the_identify_form_chooses_no_confidence_and_no_outcome(client, cast, mi
     )
     assert done.status_code == 302
     assert Candidate.objects.get(pk=first.pk).identification.confidence == "probable"
+
+
+def test_the_session_counts_read_in_arabic(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.lead)
+    client.cookies["django_language"] = "ar"
+    page = client.get(_url("session", cast, session.pk))
+    assert has_text(page, "الصور التي طابقت المرشّحات 3")
+    assert has_text(page, "الصور من 1 إلى 3 من أصل 3.")
