@@ -1,4 +1,5 @@
 from datetime import UTC, datetime, time
+from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -10,6 +11,12 @@ from .models import Case
 # The blank choice every select shows first (Django 6.1's ``BLANK_CHOICE_LABEL``): Django's
 # own Arabic catalogue does not have it yet. Marked here so that ours carries it.
 BLANK_CHOICE_LABEL = _("- Select an option -")
+
+
+def blank_first(choices: Any) -> list[tuple[str, Any]]:
+    """``choices`` after a blank one, which a required field refuses: nothing is chosen
+    for the user in advance (a confidence, an outcome, an action)."""
+    return [("", BLANK_CHOICE_LABEL), *choices]
 
 
 class AccessRequestForm(forms.Form):

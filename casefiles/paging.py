@@ -205,11 +205,17 @@ class Keyset:
         *,
         query: str = "",
         total: bool = True,
+        after: str | None = None,
     ) -> Page:
         """The page ``request`` asks for (``?after=`` or ``?before=``; neither: the first)
         of ``queryset``, in one query, and its count (``total``) in one more. A cursor
-        this list never gave shows the first page, with a message saying so."""
-        after, before = request.GET.get("after", ""), request.GET.get("before", "")
+        this list never gave shows the first page, with a message saying so. ``after``,
+        when given, is the page's cursor instead of the request's (a form sent back with
+        an error is shown on the page of the row it was for)."""
+        if after is not None:
+            before = ""
+        else:
+            after, before = request.GET.get("after", ""), request.GET.get("before", "")
         invalid = False
         try:
             after_values = self.parse(after) if after else None

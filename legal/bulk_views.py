@@ -41,8 +41,8 @@ def _selection(request: HttpRequest, form: BulkForm) -> list[int] | None:
 def _shown(form: BulkForm) -> list[tuple[str, str]]:
     """The action's values as the form offered them, for the confirmation to repeat."""
     shown = []
-    for name, value in form.values().items():
-        field = form.fields[name]
+    for name in form.values():
+        field, value = form.fields[name], form.cleaned_data.get(name)
         if isinstance(field, forms.ChoiceField):
             value = dict(field.choices).get(value, value)  # type: ignore[arg-type]
         shown.append((str(field.label), str(value or "—")))
@@ -116,8 +116,13 @@ def bulk_action(request: HttpRequest, ref: str) -> HttpResponse:
 
 
 def _refused(request: HttpRequest, case: Case, form: BulkForm) -> HttpResponse:
+    """Nothing changed, and why: the form again with what was chosen and typed, and the
+    items ticked (those that read as item ids), to correct and continue."""
     back = workspace_url(case, request.POST.get("query", "").replace("\x00", ""))
-    values = {"case": case, "form": form, "back": back}
+    picked = [
+        p for p in request.POST.getlist("item") if p.isascii() and p.isdigit() and len(p) < 19
+    ][: bulk.MAX_SELECTION]
+    values = {"case": case, "bulk": form, "picked": picked, "back": back}
     return render(request, "legal/bulk_refused.html", values, status=400)
 
 

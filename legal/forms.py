@@ -6,7 +6,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.forms import choice_field
+from casefiles.forms import blank_first, choice_field
 from casefiles.models import Case
 from casefiles.widgets import Select
 
@@ -108,8 +108,21 @@ class BulkForm(forms.Form):
     workspace's filter (``query``) matches."""
 
     SELECTED, ALL = "selected", "all"
+    NOBODY = "nobody"  # the reviewer chosen to take the assignment off
+    # The fields each action takes: the page shows only the chosen action's, and only
+    # theirs are checked and used (another action's, still typed in, are ignored).
+    FIELDS: dict[str, tuple[str, ...]] = {
+        "assign": ("reviewer",),
+        "tag_add": ("tag",),
+        "tag_remove": ("tag",),
+        "sensitivity": ("sensitivity",),
+        "submit": (),
+        "link": ("element", "stance", "proposition"),
+    }
 
-    action = forms.ChoiceField(label=_("Bulk action"))
+    action = forms.ChoiceField(
+        label=_("Bulk action"), error_messages={"required": _("Choose a bulk action.")}
+    )
     scope = forms.ChoiceField(
         label=_("On"),
         choices=[(SELECTED, _("the items ticked")), (ALL, _("everything the filter matches"))],
@@ -143,9 +156,9 @@ class BulkForm(forms.Form):
         **kwargs: Any,
     ):
         super().__init__(*args, **kwargs)
-        choice_field(self, "action").choices = actions
-        nobody = ("", _("Nobody (take the assignment off)"))
-        choice_field(self, "reviewer").choices = [nobody, *reviewers]
+        choice_field(self, "action").choices = blank_first(actions)
+        nobody = (self.NOBODY, _("Nobody (removes the assignment)"))
+        choice_field(self, "reviewer").choices = blank_first([nobody, *reviewers])
         catalogue = LegalElement.objects.select_related("crime").order_by(
             "crime__order", "crime__code", "order", "code"
         )
@@ -169,17 +182,26 @@ class BulkForm(forms.Form):
             raise forms.ValidationError(_("The filter is not valid: correct it first."))
         return query
 
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        own = self.FIELDS.get(data.get("action") or "", ())
+        for name in {n for names in self.FIELDS.values() for n in names} - set(own):
+            # Another action's field: neither its value nor its errors count.
+            data.pop(name, None)
+            self.errors.pop(name, None)
+        if "reviewer" in own and not data.get("reviewer") and "reviewer" not in self.errors:
+            self.add_error("reviewer", _("Choose a reviewer, or Nobody to remove the assignment."))
+        return data
+
     def values(self) -> dict[str, Any]:
-        """The values the chosen action takes (the service checks them)."""
-        names = {
-            "assign": ("reviewer",),
-            "tag_add": ("tag",),
-            "tag_remove": ("tag",),
-            "sensitivity": ("sensitivity",),
-            "submit": (),
-            "link": ("element", "stance", "proposition"),
-        }[self.cleaned_data["action"]]
-        return {name: self.cleaned_data.get(name) for name in names}
+        """The values the chosen action takes (the service checks them); Nobody as the
+        reviewer is None: the assignment is taken off."""
+        values = {
+            name: self.cleaned_data.get(name) for name in self.FIELDS[self.cleaned_data["action"]]
+        }
+        if values.get("reviewer") == self.NOBODY:
+            values["reviewer"] = None
+        return values
 
 
 class SavedSearchForm(forms.Form):

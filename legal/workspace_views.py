@@ -78,6 +78,7 @@ def bulk_form(
         reviewers=reviewers_of(case),
         elements=elements,
         language=get_language(),
+        auto_id="bulk-%s",  # the filter form beside it has fields of the same names
     )
 
 

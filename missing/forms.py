@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from casefiles.forms import blank_first
 from evidence.models import Identification
 from people.models import Person
 from places.models import Kind, Place
@@ -91,13 +92,22 @@ class SessionForm(forms.Form):
 
 
 class IdentifyForm(forms.Form):
-    confidence = forms.ChoiceField(label=_("Confidence"), choices=Identification.Confidence.choices)
+    # Neither is chosen in advance: the family member's certainty and what follows for
+    # the victim are said, never a default taken.
+    confidence = forms.ChoiceField(
+        label=_("Confidence"),
+        choices=blank_first(Identification.Confidence.choices),
+        error_messages={"required": _("Choose how certain the family member is.")},
+    )
     status = forms.ChoiceField(
         label=_("The victim's status becomes"),
-        choices=[
-            (Status.IDENTIFIED, Status.IDENTIFIED.label),
-            (Status.DECEASED, Status.DECEASED.label),
-        ],
+        choices=blank_first(
+            [
+                (Status.IDENTIFIED, Status.IDENTIFIED.label),
+                (Status.DECEASED, Status.DECEASED.label),
+            ]
+        ),
+        error_messages={"required": _("Choose what the victim's status becomes.")},
     )
     present = forms.CharField(label=_("Who was present"), max_length=500)
     consent = forms.BooleanField(

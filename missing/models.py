@@ -142,6 +142,11 @@ class Session(models.Model):
     number_to = models.PositiveIntegerField(null=True, blank=True)
     taken_from = models.DateField(null=True, blank=True)
     taken_to = models.DateField(null=True, blank=True)
+    # How many photos of the case the filters matched (the candidates) and left out, when
+    # it was prepared; None for a session prepared before they were kept (then at most 60
+    # candidates were kept, and no count of the rest).
+    matched = models.PositiveIntegerField(null=True, blank=True)
+    left_out = models.PositiveIntegerField(null=True, blank=True)
     prepared_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     prepared_at = models.DateTimeField(auto_now_add=True)
 

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET
 from casefiles import audit
 from casefiles.access import account_of, get_case_for_user
 from casefiles.forms import form_errors
+from casefiles.paging import Key, Keyset, number
 from evidence import graphic
 from evidence.views import thumbnail_url
 from people.models import CaseRole, Person, RoleKind
@@ -27,6 +28,10 @@ from people.services import SealedValueBroken
 from .forms import IdentifyForm, ProfileForm, SessionForm, StatusForm
 from .models import Antemortem, Candidate, Profile, Session
 from .services import missing as services
+
+# A session's photos, in the order they were prepared (1, 2, 3, … with no gap), a page
+# at a time: the page of a photo follows from its number (``_page_of``).
+CANDIDATE_PAGES = Keyset(Key("order", number), size=24)
 
 
 def _seal_broken_message() -> str:
@@ -251,7 +256,7 @@ def _session(request: HttpRequest, ref: str, session_id: int):
     session = get_object_or_404(
         Session.objects.visible_to(request.user)
         .filter(case=case)
-        .select_related("profile__person", "family_member"),
+        .select_related("profile__person", "family_member", "facility"),
         pk=session_id,
     )
     return case, actor, session
@@ -269,10 +274,31 @@ def _identify_form(candidate: Candidate, data: Any = None) -> IdentifyForm:
     return IdentifyForm(data, auto_id=f"c{candidate.pk}-%s")
 
 
+def _page_of(candidate: Candidate) -> str:
+    """The cursor of the page that shows ``candidate`` ("" for the first page)."""
+    start = (candidate.order - 1) // CANDIDATE_PAGES.size * CANDIDATE_PAGES.size
+    return str(start) if start else ""
+
+
+def _at(case, session, candidate: Candidate) -> str:
+    """The session page that shows ``candidate``, scrolled to it."""
+    url = reverse("missing:session", args=[case.reference, session.pk])
+    cursor = _page_of(candidate)
+    return url + (f"?after={cursor}" if cursor else "") + f"#c{candidate.pk}"
+
+
 def _session_page(request, case, actor, session, failed=None, status=200):
-    """The session page; ``failed`` is (candidate id, its identify form) when that form
-    came back with errors: shown again bound to what was typed."""
-    candidates = list(session.candidates.select_related("item", "identification"))
+    """The session page, a page of its photos at a time; ``failed`` is (candidate, its
+    identify form) when that form came back with errors: shown again, on its photo's
+    page, bound to what was typed."""
+    page = CANDIDATE_PAGES.page(
+        session.candidates.select_related("item", "identification"),
+        request,
+        # Counted when the session was prepared; an older session's are counted here.
+        total=session.matched is None,
+        after=_page_of(failed[0]) if failed is not None else None,
+    )
+    candidates = page.rows
     for candidate in candidates:  # only a photo the family chose to see is sent at all
         candidate.url = (
             thumbnail_url(actor, case.reference, candidate.item.reference, candidate.item_id)
@@ -281,12 +307,19 @@ def _session_page(request, case, actor, session, failed=None, status=200):
         )
         candidate.form = (
             failed[1]
-            if failed is not None and failed[0] == candidate.pk
+            if failed is not None and failed[0].pk == candidate.pk
             else _identify_form(candidate)
         )
         # Who was present is sealed: opened here, for the lead who runs the session.
         candidate.present = candidate.open_present() if candidate.identification_id else ""
-    values = {"case": case, "session": session, "candidates": candidates}
+    values = {
+        "case": case,
+        "session": session,
+        "candidates": candidates,
+        "page": page,
+        "last_order": candidates[-1].order if candidates else None,
+        "matched": session.matched if session.matched is not None else page.total,
+    }
     return render(request, "missing/session.html", values, status=status)
 
 
@@ -303,9 +336,7 @@ def candidate_show(request: HttpRequest, ref: str, session_id: int, candidate_id
         return HttpResponseNotAllowed(["POST"])
     services.show_candidate(actor=actor, case=case, candidate=candidate)
     graphic.remember_reveal(request, candidate.item_id)  # the family chose to look
-    return redirect(
-        reverse("missing:session", args=[case.reference, session.pk]) + f"#c{candidate.pk}"
-    )
+    return redirect(_at(case, session, candidate))
 
 
 def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidate_id: int):
@@ -321,5 +352,5 @@ def candidate_identify(request: HttpRequest, ref: str, session_id: int, candidat
             form_errors(form, exc)
         else:
             messages.success(request, _("Identification recorded; the victim's status follows."))
-            return redirect("missing:session", case.reference, session.pk)
-    return _session_page(request, case, actor, session, (candidate.pk, form), status=400)
+            return redirect(_at(case, session, candidate))
+    return _session_page(request, case, actor, session, (candidate, form), status=400)

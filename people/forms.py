@@ -1,4 +1,5 @@
 import re
+from typing import Any
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -173,8 +174,9 @@ class VictimStatusForm(forms.Form):
 
 class ProtectionForm(forms.Form):
     """A new protection level and why. Any level is accepted here, so that the service
-    (``protection_change_refusal``) says why one is refused; the list offers only the
-    levels the user may set (``levels``)."""
+    (``protection_change_refusal``) says why one is refused; the list offers the
+    person's ``current`` level, chosen at first and named so, and the levels the user
+    may set (``levels``)."""
 
     level = forms.ChoiceField(label=_("New protection level"), choices=Person.Protection.choices)
     reason = forms.CharField(
@@ -183,11 +185,18 @@ class ProtectionForm(forms.Form):
         widget=forms.Textarea({**_TEXT, "rows": 2}),
     )
 
-    def __init__(self, *args, levels=(), **kwargs):
+    def __init__(self, *args, levels=(), current=None, **kwargs):
         kwargs.setdefault("label_suffix", "")  # no colon after a question mark
+        if current is not None:
+            kwargs.setdefault("initial", {}).setdefault("level", current)
         super().__init__(*args, **kwargs)
-        labels = dict(Person.Protection.choices)
-        self.fields["level"].widget.choices = [(level, labels[level]) for level in levels]
+        offered: list[tuple[str, Any]] = []
+        for level, label in Person.Protection.choices:
+            if level == current:
+                offered.append((level, _("%(level)s (current level)") % {"level": label}))
+            elif level in levels:
+                offered.append((level, label))
+        self.fields["level"].widget.choices = offered
 
 
 class NameLookupForm(forms.Form):

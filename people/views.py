@@ -276,7 +276,9 @@ def _person_page(
                 person.protection_changes.select_related("changed_by") if can_reveal else None
             ),
             "protection_form": (
-                ProtectionForm(levels=protection_levels) if protection_levels else None
+                ProtectionForm(levels=protection_levels, current=person.protection_level)
+                if protection_levels
+                else None
             ),
             "can_add": can(request.user, Action.ADD_PEOPLE, case),
             "can_consent": can_testify,
@@ -411,7 +413,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
     A rejected form comes back with what was typed; a refusal says why (403)."""
     case, person = _person(request, ref, code, Action.REVEAL_IDENTITY)
     levels = _protection_levels(request, case, person)
-    form = ProtectionForm(request.POST or None, levels=levels)
+    form = ProtectionForm(request.POST or None, levels=levels, current=person.protection_level)
     status = 200
     if request.method == "POST":
         status = 400

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
 
     from casefiles.models import Case
 
-MAX_CANDIDATES = 60
+# A session holds every photo its filters match, paged on its page (decision 0018); past
+# this many, preparing one is refused with the count, so that the filters are narrowed:
+# never a silent cut.
+MAX_CANDIDATES = 10_000
 
 
 def profile_refusal(actor: Any, case: Case, person: Person) -> str | None:
@@ -162,6 +166,12 @@ def body_number(item: EvidenceItem) -> int | None:
     return int(found[-1]) if found else None
 
 
+def _case_photos(case: Case) -> QuerySet[EvidenceItem]:
+    return EvidenceItem.objects.filter(
+        case=case, kind=EvidenceItem.Kind.PHOTO, testimony__isnull=True
+    )
+
+
 def candidates_for(
     case: Case,
     *,
@@ -170,11 +180,11 @@ def candidates_for(
     number_to: int | None = None,
     taken_from: date | None = None,
     taken_to: date | None = None,
+    limit: int | None = None,
 ) -> list[EvidenceItem]:
-    """The case's photos that match the filters, in filename order, at most MAX_CANDIDATES."""
-    items = EvidenceItem.objects.filter(
-        case=case, kind=EvidenceItem.Kind.PHOTO, testimony__isnull=True
-    ).select_related("provenance")
+    """The case's photos that match the filters, in filename order: all of them, or the
+    first ``limit`` + 1 (so that a caller knows there are more than ``limit``)."""
+    items = _case_photos(case).only("pk", "reference", "original_filename")
     if facility is not None:
         items = items.filter(location__facility=facility)
     if taken_from is not None:
@@ -182,14 +192,14 @@ def candidates_for(
     if taken_to is not None:
         items = items.filter(provenance__taken_date__lte=taken_to)
     found = []
-    for item in items.order_by("original_filename", "pk"):
+    for item in items.order_by("original_filename", "pk").iterator(chunk_size=2000):
         number = body_number(item)
         if number_from is not None and (number is None or number < number_from):
             continue
         if number_to is not None and (number is None or number > number_to):
             continue
         found.append(item)
-        if len(found) == MAX_CANDIDATES:
+        if limit is not None and len(found) > limit:
             break
     return found
 
@@ -204,15 +214,34 @@ def prepare_session(
         raise PermissionDenied("profile of another case")
     if family_member.pk == profile.person_id or not _in_case(family_member, case):
         raise ValidationError({"family_member": _("Choose a person of this case.")})
-    items = candidates_for(case, **filters)
+    items = candidates_for(case, **filters, limit=MAX_CANDIDATES)
     if not items:
         raise ValidationError(_("No photo of the case matches these filters."))
+    if len(items) > MAX_CANDIDATES:
+        raise ValidationError(
+            _(
+                "More than %(limit)s photos of the case match these filters: a session "
+                "holds at most %(limit)s. Narrow the filters (facility, body numbers or "
+                "dates)."
+            )
+            % {"limit": MAX_CANDIDATES}
+        )
     with transaction.atomic(durable=True):
+        # How many photos the filters left out, counted with the candidates they matched,
+        # so that the session page says so without counting again.
+        left_out = _case_photos(case).count() - len(items)
         session = Session.objects.create(
-            case=case, profile=profile, family_member=family_member, prepared_by=actor, **filters
+            case=case,
+            profile=profile,
+            family_member=family_member,
+            prepared_by=actor,
+            matched=len(items),
+            left_out=left_out,
+            **filters,
         )
         Candidate.objects.bulk_create(
-            Candidate(session=session, item=item, order=n) for n, item in enumerate(items, 1)
+            (Candidate(session=session, item=item, order=n) for n, item in enumerate(items, 1)),
+            batch_size=1000,
         )
         audit.record(
             actor,
@@ -221,6 +250,7 @@ def prepare_session(
             case=case,
             session=session.pk,
             candidates=[i.reference for i in items],
+            left_out=left_out,
         )
     return session
 

@@ -144,3 +144,25 @@ def test_the_gallery_and_the_item_page_work_from_the_keyboard(server, language):
         page.wait_for_url(f"**/cases/{CASE}/evidence/")
     finally:
         cm.__exit__(None, None, None)
+
+
+def test_the_bulk_form_shows_only_the_chosen_actions_fields(server):  # noqa: F811
+    """No action chosen at first, so none of the actions' fields; each action shows its
+    own (CSS :has(), no script)."""
+    page_cm, page = _as(server, "lawyer", "en")
+    try:
+        page.goto(f"/cases/{CASE}/review/")
+        fields = {
+            name: page.locator(f"#bulk-{name}")
+            for name in ("reviewer", "tag", "sensitivity", "element", "proposition")
+        }
+        assert page.locator("#bulk-action").input_value() == ""
+        assert not any(field.is_visible() for field in fields.values())
+        shown = {"assign": {"reviewer"}, "tag_add": {"tag"}, "link": {"element", "proposition"}}
+        for action, names in shown.items():
+            page.select_option("#bulk-action", action)
+            assert {n for n, field in fields.items() if field.is_visible()} == names
+        page.select_option("#bulk-action", "submit")
+        assert not any(field.is_visible() for field in fields.values())
+    finally:
+        page_cm.__exit__(None, None, None)

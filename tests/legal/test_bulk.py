@@ -24,6 +24,7 @@ from legal.models import BulkJob, ElementLink, LegalElement, ReviewAssignment, R
 from legal.services import bulk, bulk_actions, links, review
 from legal.tasks import run_bulk_job
 from tests.factories import MembershipFactory, UserFactory
+from tests.html import attrs, has_text
 from tests.legal.helpers import many_items, withheld_item
 
 pytestmark = pytest.mark.django_db
@@ -169,7 +170,9 @@ def test_a_reviewer_is_assigned_and_taken_off_in_bulk(client, cast, items):
         reverse("legal:workspace", args=[cast.case.reference]), {"assigned": cast.lead.pk}
     )
     assert page.content.decode().count('<span class="assigned">for lead</span>') == 4
-    job = _job(_confirm(client, cast, "assign", scope="all", reviewer=""))
+    # Nobody is a choice of its own; the blank first choice chooses no one.
+    assert _post(client, cast, "assign", scope="all", reviewer="").status_code == 400
+    job = _job(_confirm(client, cast, "assign", scope="all", reviewer="nobody"))
     assert (job.changed, job.skipped) == (4, {"unassigned": 2})
     assert not ReviewAssignment.objects.exists()
 
@@ -471,3 +474,68 @@ def test_a_chunk_costs_the_same_queries_whatever_its_size(cast, action, values, 
         assert job.changed == size
         queries = [q["sql"] for q in run.captured_queries]
         assert len(queries) == 20 + own + 2 * CHAIN_LOCK, queries
+
+
+def _select(page, name):
+    """The bulk form's select ``name``: its options as (value, label, chosen)."""
+    html = page.content.decode()
+    block = re.search(
+        rf'<select name="{name}"[^>]*id="bulk-{name}"[^>]*>(.*?)</select>', html, re.S
+    )[1]
+    return [
+        (value, re.sub(r"\s+", " ", label).strip(), " selected" in attrs)
+        for value, attrs, label in re.findall(
+            r'<option value="([^"]*)"([^>]*)>(.*?)</option>', block, re.S
+        )
+    ]
+
+
+def test_the_bulk_form_chooses_no_action_and_no_reviewer_for_the_user(client, cast, items):
+    client.force_login(cast.lead)
+    page = client.get(reverse("legal:workspace", args=[cast.case.reference]))
+    actions, reviewers = _select(page, "action"), _select(page, "reviewer")
+    # Only the blank first choice is chosen: no action, no reviewer.
+    assert [value for value, _, chosen in actions if chosen] == [""] == [actions[0][0]]
+    assert [value for value, _, chosen in reviewers if chosen] == [""] == [reviewers[0][0]]
+    assert ("nobody", "Nobody (removes the assignment)", False) in reviewers
+    # Each action's fields say which action they are for (shown only with it, athar.css).
+    assert 'class="for-action for-assign"' in page.content.decode()
+    assert 'class="for-action for-tag_add for-tag_remove"' in page.content.decode()
+
+
+def test_no_action_chosen_is_refused_saying_so_and_keeps_the_ticks_and_the_values(
+    client, cast, items
+):
+    client.force_login(cast.lead)
+    response = _post(client, cast, "", items=items[:2], tag="evidence of burns")
+    assert response.status_code == 400
+    assert has_text(response, "Choose a bulk action.")
+    assert attrs(response, "value", "input").count(str(items[0].pk)) == 1
+    assert str(items[1].pk) in attrs(response, "value", "input")
+    assert "evidence of burns" in attrs(response, "value", "input")
+    assert has_text(response, "Items ticked: 2.")
+    assert not BulkJob.objects.exists()
+
+
+def test_a_reviewer_must_be_chosen_and_nobody_says_it_takes_the_assignment_off(client, cast, items):
+    client.force_login(cast.lead)
+    _confirm(client, cast, "assign", items=items[:2], reviewer=str(cast.lawyer.pk))
+    response = _post(client, cast, "assign", items=items[:2], reviewer="")
+    assert response.status_code == 400
+    assert has_text(response, "Choose a reviewer, or Nobody to remove the assignment.")
+    assert ReviewAssignment.objects.count() == 2
+    page = _post(client, cast, "assign", items=items[:2], reviewer="nobody")
+    assert page.status_code == 200
+    assert has_text(page, "Reviewer Nobody (removes the assignment)")
+    _confirm(client, cast, "assign", items=items[:2], reviewer="nobody")
+    assert not ReviewAssignment.objects.exists()
+
+
+def test_only_the_chosen_actions_values_are_checked_and_used(client, cast, items):
+    """Another action's fields, still filled in (no script, or a change of mind), neither
+    refuse the form nor reach the job."""
+    client.force_login(cast.lead)
+    others = {"sensitivity": "top-secret", "reviewer": "\x00", "element": "bogus", "stance": "x"}
+    job = _job(_confirm(client, cast, "tag_add", items=items[:2], tag="burns", **others))
+    assert job.changed == 2 and job.params == {"tag": "burns"}
+    assert set(EvidenceItem.objects.values_list("sensitivity", flat=True)) != {"top-secret"}

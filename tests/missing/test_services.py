@@ -198,3 +198,23 @@ def test_who_was_present_is_stored_sealed(cast, missing):
     Candidate.objects.filter(pk=other.pk).update(enc_present=stored.enc_present)
     with pytest.raises(crypto.DecryptionError):
         Candidate.objects.get(pk=other.pk).open_present()
+
+
+def test_more_matches_than_a_session_holds_is_refused_with_the_count(cast, missing, monkeypatch):
+    """Never a silent cut: the lead is told to narrow the filters."""
+    monkeypatch.setattr(services, "MAX_CANDIDATES", 2)
+    with pytest.raises(ValidationError, match="More than 2 photos"):
+        services.prepare_session(
+            actor=cast.lead, case=cast.case, profile=missing.profile, family_member=missing.mother
+        )
+    assert not missing.profile.sessions.exists()
+    session = services.prepare_session(
+        actor=cast.lead,
+        case=cast.case,
+        profile=missing.profile,
+        family_member=missing.mother,
+        number_from=10,
+    )
+    assert (session.matched, session.left_out, session.candidates.count()) == (2, 1, 2)
+    entry = AuditEntry.objects.get(action="missing.session_prepare")
+    assert entry.details["left_out"] == 1 and len(entry.details["candidates"]) == 2

@@ -9,9 +9,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from casefiles.models import AuditEntry
-from missing.models import Candidate
+from missing.models import Candidate, Session
 from missing.services import missing as services
 from people.models import Person
+from tests.evidence.helpers import take_in
+from tests.evidence.images import jpeg_bytes
+from tests.html import attrs, has_text
 
 from .conftest import FAMILY_CONTACT, identify_first
 
@@ -237,3 +240,118 @@ def test_the_session_form_in_arabic_has_no_english_placeholder(client, cast, mis
     html = client.get(_url("session_create", cast, missing.victim.code)).content.decode()
     assert "Select an option" not in html
     assert html.count("- اختر من القائمة -") == 2  # family member and facility
+
+
+def _more_photos(cast, tmp_path, numbers):
+    """More photos of the case, bodies ``numbers`` (small, to be quick)."""
+    files = {f"DSC_{n:04d}.JPG": jpeg_bytes(n, size=(32, 24)) for n in numbers}
+    take_in(cast.case, cast.investigator, files, tmp_path / "more")
+
+
+def _ids(page):
+    return [i for i in attrs(page, "id", "li") if re.fullmatch(r"c[0-9]+", i)]
+
+
+def test_a_session_holds_every_matching_photo_a_page_at_a_time(client, cast, missing, tmp_path):
+    """More than the 60 a session used to keep, all of them, paged; the page says how many
+    matched and how many the filters left out (body 7 is below the range)."""
+    _more_photos(cast, tmp_path, range(100, 162))
+    session = services.prepare_session(
+        actor=cast.lead,
+        case=cast.case,
+        profile=missing.profile,
+        family_member=missing.mother,
+        number_from=10,
+    )
+    assert session.candidates.count() == 64  # 12, 20 and 100 to 161
+    client.force_login(cast.lead)
+    url = _url("session", cast, session.pk)
+    page = client.get(url)
+    assert has_text(page, "Photos that matched the filters 64")
+    assert has_text(page, "Photos of this case the filters left out 1")
+    assert has_text(page, "The filters left out 1 of this case's photos")
+    assert has_text(page, "Body numbers: 10\u2013\u2026")
+    assert has_text(page, "Photos 1 to 24 of 64.")
+    seen, queries = [], []
+    while True:
+        seen += _ids(page)
+        nexts = [a for a in attrs(page, "href", "a") if "after=" in a]
+        if not nexts:
+            break
+        with CaptureQueriesContext(connection) as counted:
+            page = client.get(url + nexts[-1])
+        queries.append(len(counted))
+    assert len(seen) == len(set(seen)) == 64
+    assert has_text(page, "Photos 49 to 64 of 64.")
+    assert len(set(queries)) == 1  # the last page costs what the second does
+    # Looking at a photo of the third page comes back to that page, at that photo.
+    third = session.candidates.get(order=50)
+    back = client.post(_url("show", cast, session.pk, third.pk))
+    assert back["Location"] == f"{url}?after=48#c{third.pk}"
+    assert f"c{third.pk}" in _ids(client.get(back["Location"]))
+    # A form of that photo sent back with an error is shown on its page, as typed.
+    bad = client.post(_url("identify", cast, session.pk, third.pk), {"present": "The mother"})
+    assert bad.status_code == 400 and f"c{third.pk}" in _ids(bad)
+    assert f"c{third.pk}-present" in attrs(bad, "id", "input")
+
+
+def test_no_filter_leaves_nothing_out_and_says_so(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.lead)
+    page = client.get(_url("session", cast, session.pk))
+    assert has_text(page, "Filters None: every photo of the case")
+    assert has_text(page, "Photos that matched the filters 3")
+    assert has_text(page, "Photos of this case the filters left out 0")
+    assert not has_text(page, "The filters left out")
+
+
+def test_a_session_prepared_before_the_counts_says_photos_may_be_missing(client, cast, missing):
+    session = _session(cast, missing)
+    Session.objects.filter(pk=session.pk).update(matched=None, left_out=None)
+    client.force_login(cast.lead)
+    page = client.get(_url("session", cast, session.pk))
+    assert has_text(page, "Photos that matched the filters 3")
+    assert has_text(page, "photos of the case that matched the filters may have been left out")
+
+
+def _chosen(page, field_id):
+    """The values of the options chosen, as the page comes, in the select ``field_id``."""
+    html = page.content.decode()
+    block = re.search(rf'<select [^>]*id="{field_id}"[^>]*>(.*?)</select>', html, re.S)[1]
+    return re.findall(r'<option value="([^"]*)"[^>]*\bselected\b', block)
+
+
+def test_the_identify_form_chooses_no_confidence_and_no_outcome(client, cast, missing):
+    session = _session(cast, missing)
+    first = session.candidates.first()
+    services.show_candidate(actor=cast.lead, case=cast.case, candidate=first)
+    client.force_login(cast.lead)
+    page = client.get(_url("session", cast, session.pk))
+    # Only the blank first choice: nothing is chosen for the family.
+    assert _chosen(page, f"c{first.pk}-confidence") == [""]
+    assert _chosen(page, f"c{first.pk}-status") == [""]
+    typed = {"present": "The lead and the mother", "consent": "on", "notes": "the scar"}
+    bad = client.post(_url("identify", cast, session.pk, first.pk), typed)
+    assert bad.status_code == 400
+    assert has_text(bad, "Choose how certain the family member is.")
+    assert has_text(bad, "Choose what the victim's status becomes.")
+    assert "The lead and the mother" in attrs(bad, "value", "input")
+    assert has_text(bad, "the scar")
+    assert Candidate.objects.get(pk=first.pk).identification is None
+    assert Person.objects.get(pk=missing.victim.pk).victim_status != "identified"
+    # Chosen, the rest as typed: recorded.
+    done = client.post(
+        _url("identify", cast, session.pk, first.pk),
+        {**typed, "confidence": "probable", "status": "identified"},
+    )
+    assert done.status_code == 302
+    assert Candidate.objects.get(pk=first.pk).identification.confidence == "probable"
+
+
+def test_the_session_counts_read_in_arabic(client, cast, missing):
+    session = _session(cast, missing)
+    client.force_login(cast.lead)
+    client.cookies["django_language"] = "ar"
+    page = client.get(_url("session", cast, session.pk))
+    assert has_text(page, "الصور التي طابقت المرشّحات 3")
+    assert has_text(page, "الصور من 1 إلى 3 من أصل 3.")

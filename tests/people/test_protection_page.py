@@ -1,5 +1,7 @@
 """The person page changes a protection level: raise for who may reveal, lower for the lead."""
 
+import re
+
 import pytest
 from django.db import connection
 from django.urls import reverse
@@ -8,6 +10,7 @@ from casefiles.access import INVESTIGATOR_GROUP, Role
 from casefiles.models import AuditEntry
 from people.models import Person, ProtectionChange
 from tests.factories import MembershipFactory, UserFactory, register_person
+from tests.html import has_text
 
 pytestmark = pytest.mark.django_db
 
@@ -36,6 +39,12 @@ def _level(person):
     return Person.objects.values_list("protection_level", flat=True).get(pk=person.pk)
 
 
+def _selected(page):
+    """The options of the level select chosen as the page comes."""
+    select = re.search(r'<select name="level"[^>]*>(.*?)</select>', page.content.decode(), re.S)
+    return re.findall(r'<option value="([^"]*)"[^>]*\bselected\b', select[1])
+
+
 def _offered(page):
     form = page.context["protection_form"]
     return None if form is None else [value for value, _ in form.fields["level"].widget.choices]
@@ -44,7 +53,7 @@ def _offered(page):
 def test_the_lead_raises_and_lowers_the_level_and_each_change_is_audited(client, cast, witness):
     client.force_login(cast.lead)
     page = client.get(witness.get_absolute_url())
-    assert _offered(page) == ["high", "critical"]
+    assert _offered(page) == ["standard", "high", "critical"]  # the current level first chosen
     assert _url(witness).encode() in page.content
 
     response = client.post(_url(witness), {"level": "critical", "reason": REASON})
@@ -52,7 +61,7 @@ def test_the_lead_raises_and_lowers_the_level_and_each_change_is_audited(client,
     assert _level(witness) == "critical"
     page = client.get(response["Location"])
     assert "Protection level changed to Critical." in page.content.decode()
-    assert _offered(page) == ["standard", "high"]
+    assert _offered(page) == ["standard", "high", "critical"]
 
     response = client.post(_url(witness), {"level": "standard", "reason": "the threat has passed"})
     assert response.status_code == 302
@@ -70,12 +79,12 @@ def test_an_investigator_who_may_reveal_raises_but_is_not_offered_a_lower_level(
     client, cast, witness
 ):
     client.force_login(cast.investigator)
-    assert _offered(client.get(witness.get_absolute_url())) == ["high", "critical"]
+    assert _offered(client.get(witness.get_absolute_url())) == ["standard", "high", "critical"]
     assert client.post(_url(witness), {"level": "high", "reason": REASON}).status_code == 302
     assert _level(witness) == "high"
 
     page = client.get(witness.get_absolute_url())
-    assert _offered(page) == ["critical"]
+    assert _offered(page) == ["high", "critical"]  # high: the current level
     assert b'value="standard"' not in page.content
 
     # A lower level sent all the same is refused, saying why, with the reason kept.
@@ -227,3 +236,19 @@ def test_the_level_is_changed_on_the_page_of_the_persons_own_case(
     assert "own case." in response.content.decode()
     assert REASON in response.content.decode()
     assert _level(witness) == "standard"
+
+
+@pytest.mark.parametrize("where", ["person page", "protection page"])
+def test_the_level_select_starts_at_the_current_level(client, cast, witness, where):
+    """Nothing else chosen in advance: the current level, named so; sent as it is, it is
+    refused, saying why, with the reason kept."""
+    services_change(cast, witness)  # high now
+    client.force_login(cast.lead)
+    page = client.get(witness.get_absolute_url() if where == "person page" else _url(witness))
+    assert _selected(page) == ["high"]
+    assert has_text(page, "High (current level)")
+    response = client.post(_url(witness), {"level": "high", "reason": "still at risk"})
+    assert response.status_code == 400
+    assert has_text(response, "The person already has this protection level.")
+    assert has_text(response, "still at risk") and _selected(response) == ["high"]
+    assert ProtectionChange.objects.filter(person=witness).count() == 1
