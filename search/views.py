@@ -6,8 +6,9 @@ results there (``search.kept``), so a searched name is in no URL, log line or
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -25,7 +26,17 @@ def search_page(request: HttpRequest) -> HttpResponse:
     """POST: keep the words and see other (303) to ``?r=``. GET ``?r=``: the results,
     grouped by kind, each only if the access policy lets this user see it; each showing
     is audited by a keyed digest of its words (``search.query``). A ``q`` in the URL is
-    never searched: it would be in logs and history already."""
+    never searched (it is in logs and history already): it is dropped by a redirect to
+    the empty box, which says why."""
+    if "q" in request.GET and request.method == "GET":
+        messages.info(
+            request,
+            _(
+                "Words in the page's address are not searched (browsers and servers keep "
+                "addresses): type them in the box."
+            ),
+        )
+        return redirect("search:search")
     user = account_of(request)
     cases = {c.reference: c for c in Case.objects.visible_to(user).order_by("reference")}
     choices = [(ref, f"{ref} · {c.title}") for ref, c in cases.items()]
@@ -47,11 +58,6 @@ def search_page(request: HttpRequest) -> HttpResponse:
             ) % {"minutes": kept.KEEP_SECONDS // 60}
     else:
         form = SearchForm(None, cases=choices)
-        if "q" in request.GET:
-            notice = _(
-                "Words in the page's address are not searched (browsers and servers keep "
-                "addresses): type them in the box."
-            )
     results = None
     if form.is_bound and form.is_valid() and form.cleaned_data["q"].strip():
         data = form.cleaned_data
