@@ -132,3 +132,13 @@ def test_words_in_the_url_are_not_searched(client, cast, walid):
     assert page.status_code == 200 and has_text(page, NOT_FROM_URL)
     assert page.context["results"].groups == [] and not shows(page, "Walid")
     assert _searches() == 0
+
+
+def test_the_messages_are_in_arabic_too(client, cast):
+    client.force_login(cast.lead)
+    client.cookies["django_language"] = "ar"
+    assert has_text(
+        client.get(URL, {"r": "A" * 22}), "لم يعد هذا البحث محفوظًا (يُحفظ البحث 15 دقيقة"
+    )
+    page = client.get(client.get(URL, {"q": "x"})["Location"])
+    assert has_text(page, "لا يُبحث عن الكلمات الواردة في عنوان الصفحة")
