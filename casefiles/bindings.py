@@ -22,6 +22,14 @@ rows and bindings that have not met yet (rows are written in the same transactio
 their entry, so the two orders stay close). What is left at the end is named: a bound row
 that is gone (deleted), a row whose content no longer matches its bound hash (altered),
 a row no entry binds (written behind the app's back).
+
+A model whose rows *are* changed, but only by the app (a victim's details on
+``people.Person``, the sealed antemortem profile), declares ``chain_tracked``: the columns
+its bindings cover (``"__all__"``: every column). Every write of those columns binds the
+row's new state, so a row may be bound many times; ``BindingCheck`` compares each row with
+its latest binding (memory holds one binding per row of such tables, as many as there are
+people or profiles) and names it ``ALTERED`` when they differ, ``UNBOUND`` when none binds
+it, ``MISSING`` when a bound row is gone.
 """
 
 from __future__ import annotations
@@ -45,12 +53,20 @@ _IN_CLAUSE = 2000  # primary keys per query when reading rows back
 MAX_LISTED = 1000  # problems kept by name; the rest are counted
 
 
+ALL_COLUMNS = "__all__"
+
+
 def bound_models() -> list[type[Model]]:
-    """Every installed model whose rows the chain binds."""
+    """Every installed model whose rows the chain binds (append-only or tracked)."""
     return sorted(
-        (m for m in apps.get_models() if getattr(m, "chain_bound", False)),
+        (m for m in apps.get_models() if getattr(m, "chain_bound", False) or tracked(m)),
         key=lambda m: m._meta.db_table,
     )
+
+
+def tracked(model: type[Model]) -> bool:
+    """Whether the chain binds the latest state of ``model``'s rows (``chain_tracked``)."""
+    return bool(getattr(model, "chain_tracked", ()))
 
 
 def _plain(value: Any) -> Any:
@@ -75,15 +91,29 @@ def row_hash(values: Mapping[str, Any]) -> str:
 
 
 def columns_of(model: type[Model]) -> list[str]:
-    """The columns a binding covers: all of them, by attribute name (``case_id``)."""
-    return sorted(f.attname for f in model._meta.concrete_fields)
+    """The columns a binding covers, by attribute name (``case_id``): all of them, or
+    those a tracked model names (``chain_tracked``, its primary key among them)."""
+    every = sorted(f.attname for f in model._meta.concrete_fields)
+    named = getattr(model, "chain_tracked", ())
+    if not named or named == ALL_COLUMNS:
+        return every
+    unknown = set(named) - set(every)
+    if unknown or model._meta.pk.attname not in named:
+        raise TypeError(f"{model._meta.label}.chain_tracked: not its columns: {sorted(unknown)}")
+    return sorted(named)
 
 
-def hashes_of(model: type[Model], pks: Iterable[Any], using: str | None = None) -> dict[str, str]:
-    """``{str(pk): content hash}`` of these rows, read back (one query per 2,000)."""
+def hashes_of(
+    model: type[Model],
+    pks: Iterable[Any],
+    using: str | None = None,
+    columns: list[str] | None = None,
+) -> dict[str, str]:
+    """``{str(pk): content hash}`` of these rows over ``columns`` (default
+    ``columns_of``), read back (one query per 2,000)."""
     pks = list(pks)
     manager = model._base_manager.db_manager(using)
-    columns = columns_of(model)
+    columns = sorted(columns) if columns else columns_of(model)
     pk_name = model._meta.pk.attname
     found: dict[str, str] = {}
     for i in range(0, len(pks), _IN_CLAUSE):
@@ -100,7 +130,7 @@ def binding(binds: Mapping[type[Model], Iterable[Any]]) -> dict[str, Any]:
     """The ``"bound"`` value of an entry binding these rows (empty lists left out)."""
     out = {}
     for model, pks in binds.items():
-        if not getattr(model, "chain_bound", False):
+        if not (getattr(model, "chain_bound", False) or tracked(model)):
             raise TypeError(f"{model._meta.label} is not bound into the audit chain")
         if rows := hashes_of(model, pks):
             out[model._meta.db_table] = {"columns": columns_of(model), "rows": rows}
@@ -114,16 +144,23 @@ EXISTING_NOTE = (
 )
 
 
-def bind_existing(app_label: str, *model_names: str, chunk: int = 2000):
+def bind_existing(
+    app_label: str,
+    *model_names: str,
+    chunk: int = 2000,
+    columns: Mapping[str, list[str]] | None = None,
+    note: str = EXISTING_NOTE,
+):
     """A data migration's function: bind the rows already in these tables.
 
     One entry (``audit.bind_existing``, by the system) per ``chunk`` rows, in primary-key
-    order. Uses the migration's historical models; hashes rows as ``hashes_of`` does.
+    order. Uses the migration's historical models; hashes rows as ``hashes_of`` does, over
+    every column, or over ``columns[model_name]`` (a tracked model's, frozen in the
+    migration: historical models do not carry ``chain_tracked``).
     """
 
     def run(apps, schema_editor) -> None:
         conn = schema_editor.connection
-        entries = apps.get_model("casefiles", "AuditEntry")
         for name in model_names:
             model = apps.get_model(app_label, name)
             pks = list(
@@ -132,11 +169,23 @@ def bind_existing(app_label: str, *model_names: str, chunk: int = 2000):
                 .values_list("pk", flat=True)
             )
             for i in range(0, len(pks), chunk):
-                rows = hashes_of(model, pks[i : i + chunk], using=conn.alias)
-                bound = {model._meta.db_table: {"columns": columns_of(model), "rows": rows}}
-                _append(entries, conn, "audit.bind_existing", {BOUND: bound, "note": EXISTING_NOTE})
+                bind_rows(apps, conn, model, pks[i : i + chunk], (columns or {}).get(name), note)
 
     return run
+
+
+def bind_rows(
+    apps: Any, conn: Any, model: Any, pks: list[Any], columns: list[str] | None, note: str
+) -> None:
+    """In a data migration: one ``audit.bind_existing`` entry binding these rows as they
+    are now (historical ``model``; over ``columns``, default every column)."""
+    if not pks:
+        return
+    rows = hashes_of(model, pks, using=conn.alias, columns=columns)
+    named = sorted(columns) if columns else columns_of(model)
+    bound = {model._meta.db_table: {"columns": named, "rows": rows}}
+    entries = apps.get_model("casefiles", "AuditEntry")
+    _append(entries, conn, "audit.bind_existing", {BOUND: bound, "note": note})
 
 
 def _append(entries: Any, conn: Any, action: str, details: dict[str, Any]) -> None:
@@ -289,14 +338,72 @@ class _Table:
         self.rows.clear()
 
 
+class _TrackedTable:
+    """A tracked table (``chain_tracked``): its rows change, each change bound again, so
+    every row is compared with its latest binding once the whole chain is read."""
+
+    def __init__(self, model: type[Model], check: BindingCheck, chunk_size: int):
+        self.model, self.check, self.chunk_size = model, check, chunk_size
+        self.table = model._meta.db_table
+        self.names = [model._meta.pk.attname, *columns_of(model)]
+        self.report = TableReport(self.table)
+        self.latest: dict[Any, tuple[int, tuple[str, ...], str]] = {}
+
+    def add(self, seq: int, columns: list[str], rows: Mapping[str, str]) -> None:
+        cols = tuple(columns)
+        for key, digest in rows.items():
+            self.latest[self.model._meta.pk.to_python(key)] = (seq, cols, digest)
+
+    def finish(self) -> None:
+        after = None
+        while True:
+            qs = self.model._base_manager.order_by("pk")
+            if after is not None:
+                qs = qs.filter(pk__gt=after)
+            chunk = list(qs.values_list(*self.names)[: self.chunk_size])
+            for row in chunk:
+                self._compare(row)
+            if len(chunk) < self.chunk_size:
+                break
+            after = chunk[-1][0]
+        for pk in sorted(self.latest, key=str):
+            seq = self.latest.pop(pk)[0]
+            self.report.missing += 1
+            self.check.problem(
+                f"{self.table} row {pk}: MISSING, bound by audit entry seq {seq} but not in "
+                "the table (deleted)"
+            )
+
+    def _compare(self, row: tuple) -> None:
+        pk = row[0]
+        self.report.checked += 1
+        if pk not in self.latest:
+            self.report.unbound += 1
+            self.check.problem(
+                f"{self.table} row {pk}: UNBOUND, no audit entry binds it (written outside the app)"
+            )
+            return
+        seq, cols, digest = self.latest.pop(pk)
+        values = dict(zip(self.names[1:], row[1:], strict=True))
+        if set(cols) - set(values) or row_hash({c: values[c] for c in cols}) != digest:
+            self.report.altered += 1
+            self.check.problem(
+                f"{self.table} row {pk}: ALTERED, its content no longer matches the hash "
+                f"bound by audit entry seq {seq}, the latest to bind it"
+            )
+
+
 class BindingCheck:
     """Fed every entry of a verified chain (``feed``), then ``finish()``."""
 
     def __init__(self, chunk_size: int = 5000):
         self.problems: list[str] = []
         self.problem_count = 0
-        self.tables: dict[str, _Table] = {}
+        self.tables: dict[str, _Table | _TrackedTable] = {}
         for model in bound_models():
+            if tracked(model):
+                self.tables[model._meta.db_table] = _TrackedTable(model, self, chunk_size)
+                continue
             # Read in the same snapshot as the chain (``snapshot``): a bound row above the
             # highest primary key now present was deleted.
             cap = model._base_manager.aggregate(m=Max("pk"))["m"]

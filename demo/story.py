@@ -130,8 +130,6 @@ PEOPLE: list[dict[str, Any]] = [
             "victim_status": "missing",
             "last_seen_on": date(2012, 11, 18),
             "last_seen_place": "A checkpoint on the road to the airport (fictional)",
-            "detainee_number": "4417/000 (fictional)",
-            "detention_branch": "Branch 000, an interrogation branch (fictional)",
         },
     },
 ]
@@ -335,6 +333,8 @@ MISSING: dict[str, Any] = {
     "last_seen_text": "Taken from a bus at a checkpoint on the airport road (fictional).",
     "last_seen_on": date(2012, 11, 18),
     "last_seen_place": "SY-DI",
+    # What identifies him, sealed here only (decision 0023): the person has neither.
     "detainee_number": "4417/000 (fictional)",
+    "detention_branch": "Branch 000, an interrogation branch (fictional)",
     "family_contact": "His mother, through the case lead; +000 0000 0001 (fictional).",
 }

@@ -54,6 +54,9 @@ class ProfileForm(forms.Form):
     detainee_number = forms.CharField(
         label=_("Detainee or body number, if known"), max_length=100, required=False
     )
+    detention_branch = forms.CharField(
+        label=_("Detention branch, if known"), max_length=200, required=False
+    )
     family_contact = _text(_("Family contact"), 2)
 
 

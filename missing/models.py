@@ -32,6 +32,7 @@ class Antemortem:
     dental: str = ""
     last_seen_text: str = ""
     detainee_number: str = ""
+    detention_branch: str = ""
     family_contact: str = ""
 
 
@@ -46,7 +47,11 @@ Status = Person.VictimStatus
 
 class Profile(models.Model):
     """A victim's antemortem profile: one per person. Its status is the person's
-    (``person.victim_status``); its history is ``history``."""
+    (``person.victim_status``); its history is ``history``. Each save (and each
+    re-encryption) binds the whole row's new state into the audit chain, so a sealed
+    value changed behind the app's back is named by ``verify_audit``."""
+
+    chain_tracked = "__all__"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     case = models.ForeignKey("casefiles.Case", models.PROTECT, related_name="+")
@@ -66,6 +71,7 @@ class Profile(models.Model):
     enc_dental = models.TextField()
     enc_last_seen_text = models.TextField()
     enc_detainee_number = models.TextField()
+    enc_detention_branch = models.TextField()
     enc_family_contact = models.TextField()
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

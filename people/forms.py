@@ -120,8 +120,8 @@ class PersonForm(NamePartsForm):
         label=_("Last seen on"), required=False, widget=forms.DateInput({"type": "date"})
     )
     last_seen_place = _text(_("Last seen at"), max_length=200)
-    detainee_number = _text(_("Detainee number"), max_length=64)
-    detention_branch = _text(_("Detention branch"), max_length=200)
+    # The detainee number and detention branch are asked on the antemortem profile, where
+    # they are sealed (decision 0023).
 
     def clean_birth_date(self):
         value = self.cleaned_data["birth_date"].strip()
@@ -142,14 +142,9 @@ class PersonForm(NamePartsForm):
         )
 
     def victim_fields(self) -> dict:
-        names = (
-            "victim_status",
-            "last_seen_on",
-            "last_seen_place",
-            "detainee_number",
-            "detention_branch",
-        )
-        return {n: self.cleaned_data[n] for n in names}
+        return {
+            n: self.cleaned_data[n] for n in ("victim_status", "last_seen_on", "last_seen_place")
+        }
 
 
 class RevealForm(forms.Form):

@@ -95,6 +95,10 @@ CODE_PREFIXES: dict[str, str] = {
 
 
 class Person(models.Model):
+    # The victim's details are changed by the app (registration, a change of status) and
+    # each change binds their new state into the audit chain (``casefiles.bindings``).
+    chain_tracked = ("id", "victim_status", "last_seen_on", "last_seen_place")
+
     class Protection(models.TextChoices):
         STANDARD = "standard", _("Standard")
         HIGH = "high", _("High")
@@ -131,10 +135,11 @@ class Person(models.Model):
     victim_status = models.CharField(
         _("victim status"), max_length=16, choices=VictimStatus.choices, blank=True
     )
+    # A victim's details in the clear (decision 0023): what the case's incident says
+    # already. What identifies them (detainee number, detention branch) is sealed in
+    # their antemortem profile (missing app), never here.
     last_seen_on = models.DateField(_("last seen on"), null=True, blank=True)
     last_seen_place = models.CharField(_("last seen at"), max_length=200, blank=True)
-    detainee_number = models.CharField(_("detainee number"), max_length=64, blank=True)
-    detention_branch = models.CharField(_("detention branch"), max_length=200, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.PROTECT, related_name="+")
     created_at = models.DateTimeField(_("registered at"), auto_now_add=True)
 

@@ -135,8 +135,6 @@ def people_export(request: HttpRequest, ref: str) -> HttpResponse:
         "victim_status",
         "last_seen_on",
         "last_seen_place",
-        "detainee_number",
-        "detention_branch",
     ]
     writer.writerow(columns)
     rows = 0
@@ -151,8 +149,6 @@ def people_export(request: HttpRequest, ref: str) -> HttpResponse:
                 p.victim_status,
                 p.last_seen_on or "",
                 p.last_seen_place,
-                p.detainee_number,
-                p.detention_branch,
             ]
         )
         rows += 1

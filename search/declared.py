@@ -191,8 +191,6 @@ def _people_documents(keys: Collection[str] | None, case_id: int | None) -> Iter
         "role",
         "person__code",
         "person__last_seen_place",
-        "person__detainee_number",
-        "person__detention_branch",
         "person__created_at",
     )
     labels = dict(RoleKind.choices)
@@ -209,12 +207,9 @@ def _people_documents(keys: Collection[str] | None, case_id: int | None) -> Iter
                 title=" · ".join(
                     [r["person__code"], *(str(labels.get(x["role"], "")) for x in roles)]
                 ),
-                body="\n".join(
-                    filter(None, (r["person__last_seen_place"], r["person__detention_branch"]))
-                ),
-                short=tuple(
-                    filter(None, (r["person__detainee_number"], r["person__detention_branch"]))
-                ),
+                # What stays in the clear only: a victim's detainee number and detention
+                # branch are sealed in their profile, never indexed (decision 0023).
+                body=r["person__last_seen_place"],
                 at=r["person__created_at"],
             )
 

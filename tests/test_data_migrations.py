@@ -654,6 +654,127 @@ def status_changes_bound() -> None:
     assert "bound rows OK" in verified and "missing_statuschange 2" in verified, verified
 
 
+def victim_identifiers_sealed() -> None:
+    """missing 0007: a victim's detainee number and detention branch leave the person for
+    the profile, sealed (a profile made where there was none; two different numbers both
+    kept, the profile's first); no copy is left in any table; every person's victim
+    details and every profile are then bound, and the chain verifies; the reverse puts
+    the values back on the person."""
+    from people import crypto
+
+    apps = _migrate(("missing", "0005_bind_status_changes"))
+    _a_prior_entry(apps)
+    case, user = _case_and_user(apps)
+    person = apps.get_model("people", "Person").objects
+    profiles = apps.get_model("missing", "Profile").objects
+
+    def aad(pk, name):
+        return crypto.associated_data("missing_profile", pk, f"enc_{name}")
+
+    def victim(code, number="", branch="", profile_number=None):
+        someone = _person(apps, case, user, code)
+        person.filter(pk=someone.pk).update(
+            victim_status="missing", detainee_number=number, detention_branch=branch
+        )
+        if profile_number is not None:
+            profile = profiles.create(
+                case=case,
+                person=someone,
+                created_by=user,
+                **{f"enc_{n}": "ciphertext" for n in ("physical", "clothing", "marks")},
+                **{f"enc_{n}": "ciphertext" for n in ("dental", "last_seen_text")},
+                enc_family_contact="ciphertext",
+            )
+            profile.enc_detainee_number = crypto.encrypt(
+                profile_number, aad(profile.pk, "detainee_number")
+            )
+            profile.save()
+        return someone.pk
+
+    agreeing = victim("V-1", "4417/215", "Branch 7Q (Palestine)", profile_number="4417/215")
+    differing = victim("V-2", "B-7731", "", profile_number="A-1290")
+    no_profile = victim("V-3", "8812/9", "Air Force Intelligence, cell block Q7")
+    nothing = victim("V-4", profile_number="")
+    witness = _person(apps, case, user, "W-1").pk
+
+    apps = _migrate(("missing", "0007_victim_identifiers_sealed"))
+    person = apps.get_model("people", "Person").objects
+    assert set(person.values_list("detainee_number", "detention_branch")) == {("", "")}
+    profiles = apps.get_model("missing", "Profile").objects
+
+    def opened(pk):
+        profile = profiles.get(person_id=pk)
+        return tuple(
+            crypto.decrypt(getattr(profile, f"enc_{n}"), aad(profile.pk, n))
+            for n in ("detainee_number", "detention_branch")
+        )
+
+    assert opened(agreeing) == ("4417/215", "Branch 7Q (Palestine)")
+    assert opened(differing) == ("A-1290; B-7731", "")
+    assert opened(no_profile) == ("8812/9", "Air Force Intelligence, cell block Q7")
+    made = profiles.get(person_id=no_profile)
+    assert (made.case_id, made.created_by_id) == (case.pk, user.pk)
+    assert crypto.decrypt(made.enc_family_contact, aad(made.pk, "family_contact")) == ""
+    assert opened(nothing) == ("", "")
+    assert not profiles.filter(person_id=witness).exists()
+
+    verified = _verify_audit()  # to the last migration: the columns are gone
+    assert "bound rows OK" in verified, verified
+    assert "people_person 5" in verified and "missing_profile 4" in verified, verified
+    from tests.dump import dump_all_tables
+
+    dump = dump_all_tables()
+    for secret in ("4417/215", "Branch 7Q", "B-7731", "A-1290", "8812/9", "cell block Q7"):
+        assert secret not in dump, [line for line in dump.splitlines() if secret in line]
+
+    apps = _migrate(("missing", "0005_bind_status_changes"))
+    person = apps.get_model("people", "Person").objects
+    assert dict(
+        (pk, (n, b)) for pk, n, b in person.values_list("pk", "detainee_number", "detention_branch")
+    ) == {
+        agreeing: ("4417/215", "Branch 7Q (Palestine)"),
+        differing: ("A-1290; B-7731", ""),
+        no_profile: ("8812/9", "Air Force Intelligence, cell block Q7"),
+        nothing: ("", ""),
+        witness: ("", ""),
+    }
+
+
+def people_index_rewritten() -> None:
+    """search 0003: a person's index entry, which held their detainee number and branch,
+    is written again from what stays in the clear: the place last seen, the code."""
+    from search.normalise import normalise
+
+    apps = _migrate(("search", "0002_index"), ("people", "0010_victim_identifiers_sealed"))
+    case, user = _case_and_user(apps)
+    victim = _person(apps, case, user, "V-1")
+    apps.get_model("people", "Person").objects.filter(pk=victim.pk).update(
+        last_seen_place="Airport road checkpoint"
+    )
+    entries = apps.get_model("search", "Entry").objects
+    entries.create(
+        case=case,
+        kind="person",
+        key=str(victim.pk),
+        reference="V-1",
+        title="V-1 · Victim",
+        body="Airport road checkpoint\nBranch 215",
+        words="v 1 victim airport road checkpoint branch 215 4417",
+        short=normalise("V-1 | 4417 | Branch 215"),
+    )
+    orphan = entries.create(
+        case=case, kind="person", key="0" * 32, reference="V-9", body="Branch 9", short="9"
+    )
+
+    apps = _migrate(("search", "0003_people_without_identifiers"))
+    entries = apps.get_model("search", "Entry").objects
+    entry = entries.get(key=str(victim.pk))
+    assert entry.body == "Airport road checkpoint"
+    assert entry.short == normalise("V-1")
+    assert "4417" not in entry.words and "215" not in entry.words and "airport" in entry.words
+    assert entries.get(pk=orphan.pk).body == ""
+
+
 def town_keys() -> None:
     """places 0004: a town recorded before it gets the keys of its names (GeoNames'
     spelling among them), by which the photos near it are found; other places none."""
@@ -689,6 +810,8 @@ SCENARIOS = {
     ("missing", "0003_seal_who_was_present"): present_sealed,
     ("missing", "0004_one_victim_status"): one_victim_status,
     ("missing", "0005_bind_status_changes"): status_changes_bound,
+    ("missing", "0007_victim_identifiers_sealed"): victim_identifiers_sealed,
+    ("search", "0003_people_without_identifiers"): people_index_rewritten,
     ("legal", "0004_catalogue_v1"): catalogue_loaded,
     ("legal", "0005_admins_keep_the_catalogue"): admins_keep_the_catalogue,
     ("search", "0001_athar_normalise"): normaliser_function,

@@ -104,7 +104,7 @@ def save_profile(
             "missing.profile_save",
             target=person,
             case=case,
-            binds={StatusChange: opened},
+            binds={StatusChange: opened, Profile: [profile.pk]},
             new=new,
             fields=changed,
         )

@@ -30,13 +30,9 @@ from .common import _require
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
 
-VICTIM_FIELDS = (
-    "victim_status",
-    "last_seen_on",
-    "last_seen_place",
-    "detainee_number",
-    "detention_branch",
-)
+# What identifies a victim (detainee number, detention branch) is not among them: it is
+# sealed in their antemortem profile (missing app; decision 0023).
+VICTIM_FIELDS = ("victim_status", "last_seen_on", "last_seen_place")
 
 
 def _next_code(role: str) -> str:
@@ -94,6 +90,7 @@ def register_person(
                     "people.register",
                     target=person,
                     case=case,
+                    binds={Person: [person.pk]},  # the victim's details, as registered
                     code=person.code,
                     role=role,
                     protection_level=protection_level,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 
-from casefiles import audit
+from casefiles import audit, bindings
 
 from .. import crypto, sealed
 
@@ -43,6 +43,14 @@ def _stale(entry: sealed.SealedColumns, row: Any, key_id: str) -> bool:
     )
 
 
+def _rebinds(entry: sealed.SealedColumns) -> bool:
+    """Whether sealing ``entry``'s rows again changes the state the chain binds of them
+    (a tracked model whose bound columns include sealed ones: the antemortem profile)."""
+    return bindings.tracked(entry.model) and bool(
+        set(entry.columns) & set(bindings.columns_of(entry.model))
+    )
+
+
 def _rotate_chunk(
     entry: sealed.SealedColumns, after: Any, key_id: str, batch_size: int, actor: Account | None
 ) -> tuple[int, int, Any]:
@@ -69,6 +77,7 @@ def _rotate_chunk(
         audit.record(
             actor,
             "people.reseal",
+            binds={entry.model: [r.pk for r in chunk]} if _rebinds(entry) else None,
             key_id=key_id,
             model=entry.label,
             rows=len(chunk),

@@ -41,6 +41,7 @@ def set_victim_status_within(
     Person.objects.filter(pk=person.pk).update(victim_status=status)
     person.victim_status = status
     written = hooks.victim_status_changed_within(actor, person, old, status, reason.strip()[:500])
+    written.setdefault(Person, []).append(person.pk)  # the person's new state, bound
     audit.record(
         actor,
         "people.victim_status",

@@ -89,8 +89,14 @@ def test_the_demo_lead_walks_the_story_of_the_demo_case(server, language):  # no
         # The victim: what is known of his disappearance, and where he was recognised.
         page.goto(f"/cases/{CASE}/people/V-0001/")
         facts = page.locator("dl.facts").first.inner_text()
-        assert words["missing"] in facts and "4417/000" in facts and "Branch 000" in facts
+        assert words["missing"] in facts and "2012-11-18" in facts
+        assert "4417/000" not in facts and "Branch 000" not in facts  # sealed in his profile
         assert "W-0002" in page.locator("ul.identifications").inner_text()
+        page.goto(f"/cases/{CASE}/missing/V-0001/")
+        page.click("#reveal-profile")  # the profile's reveal (audited) shows them
+        profile = page.locator("#antemortem").inner_text()
+        assert "4417/000" in profile and "Branch 000" in profile
+        page.goto(f"/cases/{CASE}/people/V-0001/")
 
         # The photograph: the identification on the item page.
         page.locator("ul.identifications a").first.click()

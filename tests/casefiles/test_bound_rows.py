@@ -3,6 +3,7 @@ changes and victims' status changes are bound into the audit chain: tampered wit
 the app's back (guards lifted), each deleted, altered or added row is named by
 ``verify_audit``."""
 
+import uuid
 from datetime import date
 from types import SimpleNamespace
 
@@ -320,3 +321,74 @@ def test_custody_events_are_written_only_by_the_writer_that_binds_them(cast):
     with pytest.raises(TypeError, match="record_custody"):
         CustodyEvent.objects.create(case=cast.case, action="stored", at=timezone.now())
     assert not CustodyEvent.objects.exists()
+
+
+# -- rows the app changes, each change bound (``chain_tracked``, decision 0023) -----------
+
+
+def _profile_of(history):
+    from missing.models import Profile
+
+    return Profile.objects.get(person__case_roles__role="victim")
+
+
+def test_victims_details_and_profiles_verify_clean_through_every_change(history, cast):
+    from people.services import rotate_field_keys
+
+    profile = _profile_of(history)
+    missing_services.save_profile(  # changed again: the latest binding is the one checked
+        actor=cast.investigator,
+        case=cast.case,
+        person=profile.person,
+        values=Antemortem(physical="Tall, slim", detainee_number="4417", detention_branch="215"),
+    )
+    rotate_field_keys()  # new ciphertexts are the profile's new state, bound again
+    code, message = _verify()
+    assert code == 0, message
+    assert "missing_profile 1" in message
+    assert f"people_person {Person.objects.count()}" in message
+
+
+def test_a_detainee_number_sealed_again_behind_the_apps_back_is_named(history, cast):
+    """Someone holding the database and the field key seals another number into the
+    profile (a valid ciphertext for its row and column): the reveal would show it, and
+    ``verify_audit`` names the row."""
+    from people import crypto
+
+    profile = _profile_of(history)
+    missing_services.save_profile(
+        actor=cast.investigator,
+        case=cast.case,
+        person=profile.person,
+        values=Antemortem(detainee_number="4417"),
+    )
+    assert _verify()[0] == 0
+    forged = crypto.encrypt(
+        "9999", crypto.associated_data("missing_profile", profile.pk, "enc_detainee_number")
+    )
+    type(profile).objects.filter(pk=profile.pk).update(enc_detainee_number=forged)
+    code, message = _verify()
+    assert code == 1
+    assert f"missing_profile row {profile.pk}: ALTERED" in message
+
+
+def test_a_victim_s_details_changed_behind_the_apps_back_are_named(history):
+    victim = _profile_of(history).person
+    Person.objects.filter(pk=victim.pk).update(last_seen_place="Released at home")
+    code, message = _verify()
+    assert code == 1
+    assert f"people_person row {victim.pk}: ALTERED" in message
+
+
+def test_a_profile_added_behind_the_apps_back_is_named(history, cast):
+    """A profile written by plain SQL (no service, no entry) is UNBOUND."""
+    from missing.models import Profile
+
+    other = register_person(cast.case, cast.investigator, role="victim")
+    values = Profile.objects.filter(pk=_profile_of(history).pk).values()[0]
+    values.update(id=uuid.uuid4(), person_id=other.pk)
+    with transaction.atomic():
+        insert_rows(Profile, [values])
+    code, message = _verify()
+    assert code == 1
+    assert f"missing_profile row {values['id']}: UNBOUND" in message

@@ -27,6 +27,9 @@ from people.models import (
 pytestmark = pytest.mark.django_db
 
 CASE = story.MAIN_CASE
+# The demo victim's detainee number and detention branch (story.MISSING).
+DETAINEE_NUMBER = "4417/000 (fictional)"
+BRANCH = "Branch 000, an interrogation branch (fictional)"
 
 
 @pytest.fixture(autouse=True)
@@ -197,7 +200,8 @@ def test_three_witnesses_at_three_levels_and_a_missing_victim(seeded):
     (victim,) = Person.objects.filter(case_roles__role="victim")
     assert victim.victim_status == Person.VictimStatus.MISSING
     assert victim.last_seen_on and victim.last_seen_place
-    assert victim.detainee_number and victim.detention_branch
+    opened = victim.antemortem_profile.open()  # what identifies him: sealed there only
+    assert (opened.detainee_number, opened.detention_branch) == (DETAINEE_NUMBER, BRANCH)
     assert Relation.objects.filter(person=high, kind="mother", other=victim).exists()
 
 
@@ -323,3 +327,40 @@ def test_the_demo_case_has_an_incident_with_acts_links_and_versions(client, seed
         assert "سليم" not in page  # the victim by pseudonym only
     listed = client.get(reverse("incidents:incident_list", args=[CASE])).content.decode()
     assert incident.reference in listed
+
+
+def test_a_dump_of_every_table_holds_neither_the_victim_s_detainee_number_nor_branch(seeded):
+    """Decision 0023: sealed in the antemortem profile only, nowhere in the clear (not on
+    the person, in the audit log, the search index or the task queue)."""
+    from search.normalise import normalise
+    from tests.dump import dump_all_tables
+
+    dump = dump_all_tables()
+    (victim,) = Person.objects.filter(case_roles__role="victim")
+    assert victim.code in dump and story.PEOPLE[-1]["victim"]["last_seen_place"] in dump
+    for secret in (DETAINEE_NUMBER, BRANCH):
+        for form in (secret, normalise(secret), secret.split(" (")[0]):
+            assert form not in dump, form
+    assert story.MISSING["detainee_number"] == DETAINEE_NUMBER
+    assert story.MISSING["detention_branch"] == BRANCH
+
+
+def test_an_observer_sees_the_victim_s_page_without_his_numbers(client, seeded):
+    """The person page shows what stays in the clear; the numbers only come with the
+    profile's reveal, to those the reveal rule lets see it, audited."""
+    from tests.html import page_text
+
+    (victim,) = Person.objects.filter(case_roles__role="victim")
+    person_url = reverse("people:person_detail", args=[CASE, victim.code])
+    profile_url = reverse("missing:profile", args=[CASE, victim.code])
+    users = get_user_model().objects
+    client.force_login(users.get(username="observer"))
+    page = page_text(client.get(person_url).content.decode())
+    assert victim.code in page and "2012-11-18" in page
+    assert "4417" not in page and "Branch 000" not in page
+    assert client.post(profile_url).status_code == 403
+    client.force_login(users.get(username="lead"))
+    before = AuditEntry.objects.filter(action="missing.profile_reveal").count()
+    revealed = page_text(client.post(profile_url).content.decode())
+    assert DETAINEE_NUMBER in revealed and BRANCH in revealed
+    assert AuditEntry.objects.filter(action="missing.profile_reveal").count() == before + 1

@@ -2,7 +2,6 @@ from datetime import date
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection
 
 from casefiles.access import INVESTIGATOR_GROUP
 from casefiles.models import AuditEntry
@@ -11,22 +10,12 @@ from missing.models import Antemortem, Candidate, StatusChange
 from missing.services import missing as services
 from people import crypto
 from people.models import Person
+from tests.dump import dump_all_tables as _dump_all_tables
 from tests.factories import MembershipFactory, UserFactory, register_person
 
 from .conftest import FAMILY_CONTACT, MARKS, identify_first
 
 pytestmark = pytest.mark.django_db
-
-
-def _dump_all_tables() -> str:
-    """Every row of every table, as text, the way a stolen backup could be read."""
-    chunks = []
-    with connection.cursor() as cursor:
-        for table in connection.introspection.table_names(cursor):
-            cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
-            for row in cursor.fetchall():
-                chunks.append(" ".join(map(str, row)))
-    return "\n".join(chunks)
 
 
 def test_the_database_holds_no_plaintext_antemortem_field_nor_family_contact(cast, missing):

@@ -208,8 +208,7 @@ def test_registering_a_person_encrypts_and_gives_a_code(client, cast):
             "name_ar": "يوسف",
             "protection_level": "critical",
             "victim_status": "detained",
-            "detainee_number": "4417",
-            "detention_branch": "Branch 215",
+            "last_seen_place": "Airport road checkpoint",
         },
     )
     person = Person.objects.get()
@@ -218,8 +217,13 @@ def test_registering_a_person_encrypts_and_gives_a_code(client, cast):
     assert person.code == "V-0001"
     assert "يوسف" not in person.enc_name_ar
     assert person.open_identity().name_ar == "يوسف"
+    assert (person.victim_status, person.last_seen_place) == ("detained", "Airport road checkpoint")
     entry = AuditEntry.objects.get(action="people.register")
+    bound = entry.details.pop("bound")  # the victim's details as registered, in the chain
     assert entry.details == {"code": "V-0001", "role": "victim", "protection_level": "critical"}
+    assert list(bound) == ["people_person"] and list(bound["people_person"]["rows"]) == [
+        str(person.pk)
+    ]
 
 
 def test_the_people_list_filters_by_role_status_and_protection(client, cast):
