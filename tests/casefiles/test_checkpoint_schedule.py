@@ -105,7 +105,7 @@ def test_entries_cut_after_the_checkpoint_fail_verify_audit_in_production_past_t
     checkpoint, a production installation's verify_audit fails."""
     settings.PRODUCTION = True
     settings.ATHAR_CHECKPOINT_MAX_AGE_MINUTES = 120
-    row, _ = services.publish_audit_checkpoint()
+    _row, _ = services.publish_audit_checkpoint()
     last = AuditEntry.objects.order_by("-seq").first().seq  # the checkpoint's own entry
     audit.record(None, "people.reveal_identity", reason="the attacker's own reveal")
     _delete_after(last)
