@@ -24,12 +24,13 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install --quiet -e . --group dev
 	@touch $@
 
-# The app and a task worker (browser batch uploads); Ctrl-C stops both.
+# The app and a task worker (browser batch uploads, the checkpoint schedule); Ctrl-C stops both.
 run: $(VENV)/.installed pdf-deps
 	@mkdir -p $(DATA_DIR)
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py seed_demo
 	$(PY) manage.py resume_batches
+	$(PY) manage.py checkpoint_schedule
 	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	  ATHAR_DEMO_MODE=1 $(PY) manage.py runserver 127.0.0.1:8000

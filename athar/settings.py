@@ -298,6 +298,11 @@ ATHAR_CHECKPOINT_ORIGIN = env.text("ATHAR_CHECKPOINT_ORIGIN", "athar/audit")
 ATHAR_CHECKPOINT_KEY = env.text("ATHAR_CHECKPOINT_KEY", "")
 if PRODUCTION and not ATHAR_CHECKPOINT_KEY:
     raise ImproperlyConfigured("ATHAR_CHECKPOINT_KEY (an Ed25519 private key) is required.")
+# The schedule signs a checkpoint this often (manage.py checkpoint_schedule, decision
+# 0025); verify_audit fails on a production installation whose newest checkpoint is older
+# than the window.
+ATHAR_CHECKPOINT_EVERY_MINUTES = env.integer("ATHAR_CHECKPOINT_EVERY_MINUTES", 60, minimum=1)
+ATHAR_CHECKPOINT_MAX_AGE_MINUTES = env.integer("ATHAR_CHECKPOINT_MAX_AGE_MINUTES", 120, minimum=1)
 ATHAR_CHECKPOINT_KEY_FILE = DATA_DIR / "checkpoint_key.pem"
 # Optional RFC 3161 timestamp authority asked to timestamp each checkpoint.
 ATHAR_TSA_URL = env.text("ATHAR_TSA_URL", "")

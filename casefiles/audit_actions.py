@@ -44,6 +44,9 @@ ACTIONS: dict[str, str | Promise] = {
     "access.refuse": _("Access request refused"),
 }
 
+# The core records no reveal of its own; apps list theirs in their CHECKPOINT_AFTER.
+CHECKPOINT_AFTER: frozenset[str] = frozenset()
+
 
 @cache
 def declared_actions() -> dict[str, str | Promise]:
@@ -62,6 +65,22 @@ def declared_actions() -> dict[str, str | Promise]:
                 )
             owner[code], found[code] = config.name, label
     return found
+
+
+@cache
+def checkpoint_after() -> frozenset[str]:
+    """The actions after which a checkpoint is due at once (reveals, package builds):
+    each app's ``CHECKPOINT_AFTER`` beside its ``ACTIONS``. Each must be declared."""
+    found: set[str] = set(CHECKPOINT_AFTER)
+    for config in apps.get_app_configs():
+        if module_has_submodule(config.module, "audit_actions"):
+            found |= set(
+                getattr(import_module(f"{config.name}.audit_actions"), "CHECKPOINT_AFTER", ())
+            )
+    unknown = found - set(declared_actions())
+    if unknown:
+        raise ValueError(f"CHECKPOINT_AFTER names undeclared actions: {sorted(unknown)}")
+    return frozenset(found)
 
 
 def label(code: str) -> str | Promise | None:

@@ -286,3 +286,18 @@ def write_files(directory: Path, data: dict) -> Path:
         (out / "checkpoint.tsr").write_bytes(base64.b64decode(data["timestamp_reply"]))
     (out / "checkpoint.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
     return out
+
+
+def point_latest_at(out: Path, where: Path) -> None:
+    """``<out>/latest`` names the newest checkpoint folder (a relative symbolic link,
+    replaced atomically), so that commands and docs can name it without its size."""
+    try:
+        current = int((out / "latest").readlink().name.removeprefix("checkpoint-"))
+    except (OSError, ValueError):
+        current = -1
+    if current > int(where.name.removeprefix("checkpoint-")):
+        return  # an older checkpoint written again: latest stays on the newest
+    tmp = out / f".latest-{os.getpid()}"
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(where.name)
+    tmp.replace(out / "latest")

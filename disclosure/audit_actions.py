@@ -16,3 +16,6 @@ ACTIONS = {
     "disclosure.redact": _("Redacted copy of an item made"),
     "disclosure.redaction_view": _("Redacted copy of an item viewed"),
 }
+
+# A checkpoint is made as soon as this commits (a package built): decision 0025.
+CHECKPOINT_AFTER = frozenset({"disclosure.build"})

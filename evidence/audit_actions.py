@@ -26,3 +26,6 @@ ACTIONS = {
     "evidence.export_metadata": _("Evidence metadata exported"),
     "evidence.regroup": _("Near-duplicate groups rebuilt"),
 }
+
+# A checkpoint is made as soon as this commits (a graphic image revealed): decision 0025.
+CHECKPOINT_AFTER = frozenset({"evidence.graphic_reveal"})

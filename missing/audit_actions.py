@@ -15,3 +15,6 @@ ACTIONS = {
     "missing.identified": _("Identification recorded in a family session"),
     "missing.list": _("Missing people listed"),
 }
+
+# A checkpoint is made as soon as this commits (an antemortem profile revealed): decision 0025.
+CHECKPOINT_AFTER = frozenset({"missing.profile_reveal"})

@@ -29,3 +29,6 @@ ACTIONS = {
     "testimony.approve": _("Testimony approved"),
     "testimony.return": _("Testimony returned"),
 }
+
+# A checkpoint is made as soon as this commits (an identity revealed): decision 0025.
+CHECKPOINT_AFTER = frozenset({"people.reveal_identity"})

@@ -4,7 +4,13 @@ audited in its transaction. One module per concern; the public names are all her
 
 from .access_requests import can_decide, decide_access_request, request_access
 from .cases import create_case, update_case
-from .checkpoints import create_audit_checkpoint
+from .checkpoints import (
+    BrokenChain,
+    CheckpointAge,
+    checkpoint_age,
+    create_audit_checkpoint,
+    publish_audit_checkpoint,
+)
 from .holders import (
     check_not_held,
     held_by_another_admin,
@@ -26,10 +32,13 @@ from .memberships import (
 )
 
 __all__ = [
+    "BrokenChain",
+    "CheckpointAge",
     "SecondAdminNeeded",
     "can_decide",
     "can_decide_grant",
     "check_not_held",
+    "checkpoint_age",
     "create_audit_checkpoint",
     "create_case",
     "decide_access_request",
@@ -42,6 +51,7 @@ __all__ = [
     "nobody_to_decide",
     "one_person_refusal",
     "only_admin",
+    "publish_audit_checkpoint",
     "request_access",
     "revoke_membership",
     "second_admin_needed",

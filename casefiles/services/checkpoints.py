@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from .. import audit, checkpoints, timestamps
 from ..models import (
     AuditCheckpoint,
+    AuditEntry,
 )
 
 if TYPE_CHECKING:
@@ -78,3 +83,81 @@ def _store_checkpoint(
             timestamped=bool(reply),
         )
     return row
+
+
+class BrokenChain(Exception):
+    """The audit chain does not verify: no checkpoint is signed over it."""
+
+
+def publish_audit_checkpoint(
+    *, actor: Account | None = None, out: Path | None = None
+) -> tuple[AuditCheckpoint, Path]:
+    """Verify the chain, sign a checkpoint of it and write its files where they are
+    published (``out``, default ``$ATHAR_DATA_DIR/checkpoints``; ``latest`` follows).
+    The command, the schedule and the checkpoints after reveals and builds all come here.
+    """
+    report = audit.verify_chain()
+    if not report.ok:
+        raise BrokenChain(report.summary())
+    row, consistency = create_audit_checkpoint(actor=actor)
+    directory = Path(out or settings.DATA_DIR / "checkpoints")
+    where = Path(checkpoints.write_files(directory, checkpoints.bundle(row, consistency)))
+    checkpoints.point_latest_at(directory, where)
+    return row, where
+
+
+@dataclass(frozen=True)
+class CheckpointAge:
+    """How far the newest checkpoint lags the log (``verify_audit`` reports it)."""
+
+    last: AuditCheckpoint | None
+    uncovered: int  # entries after it, its own "audit.checkpoint" entry aside
+    oldest_uncovered: datetime | None
+    now: datetime
+
+    @property
+    def age(self) -> timedelta | None:
+        return None if self.last is None else self.now - self.last.created_at
+
+    def overdue(self, window: timedelta) -> bool:
+        """True when the log has gone unsigned longer than ``window``: the newest
+        checkpoint is older than it (the schedule makes one every period, so a quiet log
+        does not excuse this), or there is none and entries older than it exist."""
+        if self.last is None:
+            return self.oldest_uncovered is not None and self.now - self.oldest_uncovered > window
+        return self.now - self.last.created_at > window
+
+    def summary(self) -> str:
+        if self.last is None:
+            if self.oldest_uncovered is None:
+                return "no checkpoint yet, and the log is empty"
+            return (
+                f"no checkpoint yet: {self.uncovered} entries unsigned, the oldest "
+                f"{_minutes(self.now - self.oldest_uncovered)} old"
+            )
+        text = (
+            f"last checkpoint: size {self.last.size}, signed "
+            f"{_minutes(self.now - self.last.created_at)} ago; "
+            f"{self.uncovered} entries newer than it"
+        )
+        if self.oldest_uncovered is not None:
+            text += f", the oldest {_minutes(self.now - self.oldest_uncovered)} old"
+        return text
+
+
+def _minutes(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds() // 60)
+    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def checkpoint_age() -> CheckpointAge:
+    """The newest checkpoint and the entries it does not cover."""
+    last = AuditCheckpoint.objects.order_by("-size").first()
+    newer = AuditEntry.objects.all()
+    if last is not None:
+        # The checkpoint's own entry follows the tree it signs: it is not a lag.
+        newer = newer.filter(seq__gt=last.size).exclude(
+            action="audit.checkpoint", target_id=str(last.pk)
+        )
+    first = newer.order_by("seq").values_list("at", flat=True).first()
+    return CheckpointAge(last, newer.count(), first, timezone.now())

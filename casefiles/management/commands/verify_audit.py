@@ -1,11 +1,13 @@
 import base64
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from casefiles import checkpoints
+from casefiles import checkpoints, services
 from casefiles.audit import verify_log
 
 
@@ -41,11 +43,30 @@ class Command(BaseCommand):
             raise CommandError(report.summary(), returncode=1)
         if not rows.ok:
             raise CommandError(f"{report.summary()}\n{rows.summary()}", returncode=1)
-        self.stdout.write(f"{report.summary()}; {rows.summary()}")
+        self.stdout.write(f"{report.summary()}; {rows.summary()}; {self._check_age()}")
         if options["checkpoint"]:
             self._check_checkpoint(options)
         elif options["entry"] is not None:
             raise CommandError("--entry needs --checkpoint")
+
+    def _check_age(self) -> str:
+        """The newest checkpoint's age, for the summary line. Entries after it can be
+        deleted without a trace (decision 0025): in production, a log left unsigned past
+        the window fails."""
+        age = services.checkpoint_age()
+        window = timedelta(minutes=settings.ATHAR_CHECKPOINT_MAX_AGE_MINUTES)
+        if not age.overdue(window):
+            return age.summary()
+        message = (
+            f"{age.summary()}: more than ATHAR_CHECKPOINT_MAX_AGE_MINUTES "
+            f"({settings.ATHAR_CHECKPOINT_MAX_AGE_MINUTES}) without a checkpoint. Entries "
+            "after the last checkpoint could have been removed unseen; is the schedule "
+            "running (manage.py checkpoint_schedule and db_worker)?"
+        )
+        if settings.PRODUCTION:
+            raise CommandError(f"checkpoint OVERDUE: {message}", returncode=1)
+        self.stderr.write(f"warning: {message}")
+        return age.summary()
 
     def _fail(self, message):
         raise CommandError(f"checkpoint FAILED: {message}", returncode=1)
