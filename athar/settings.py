@@ -178,6 +178,9 @@ ROOT_URLCONF = "athar.urls"
 WSGI_APPLICATION = "athar.wsgi.application"
 ASGI_APPLICATION = "athar.asgi.application"
 
+# Length limits are said and checked by the server, never enforced by a browser cutting
+# a pasted text short (casefiles/renderer.py).
+FORM_RENDERER = "casefiles.renderer.FormRenderer"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
