@@ -428,3 +428,21 @@ def test_a_built_package_s_page_gives_its_size_with_a_unit(client, world, tmp_pa
     assert has_text(page, f"Size {package.size} bytes ({kb} KB)"), page_text(page)
     arabic = client.get(url, HTTP_ACCEPT_LANGUAGE="ar")
     assert has_text(arabic, f"{package.size} بايت ({kb} KB)"), page_text(arabic)
+
+
+def test_the_export_s_custody_note_is_in_the_reader_s_language(client, world, tmp_path):
+    from tests.html import has_text, page_text
+
+    package = approved(world)
+    build(package, tmp_path / "bag")
+    package.refresh_from_db()
+    exported = CustodyEvent.objects.filter(action=CustodyEvent.Action.EXPORTED).first()
+    assert exported.notes == f"In {package.code}, tar file sha256 {package.sha256}"
+    client.force_login(world.cast.lawyer)
+    url = exported.item.get_absolute_url()
+    english = client.get(url)
+    assert has_text(english, exported.notes)
+    arabic = client.get(url, HTTP_ACCEPT_LANGUAGE="ar")
+    said = f"في الحزمة {package.code}، بصمة ملف tar هي sha256 {package.sha256}"
+    assert has_text(arabic, said), page_text(arabic)
+    assert not has_text(arabic, "tar file sha256")
