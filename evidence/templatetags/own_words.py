@@ -3,6 +3,7 @@
 from django import template
 from django.utils.translation import gettext
 
+from ..flags import flag_label as _flag_label
 from ..names import shown_name as _shown_name
 from ..services import OWN_NUMBERED, OWN_WORDS
 
@@ -42,3 +43,9 @@ def shown_name(text: str) -> str:
     """A file or member name with its bidi controls written out (``<U+202E>``), so it
     cannot read as another name (``IMG<U+202E>gpj.exe`` as a JPEG)."""
     return _shown_name(str(text))
+
+
+@register.filter
+def flag_label(code: str) -> str:
+    """What an intake flag means, in the reader's language (evidence/flags.py)."""
+    return _flag_label(str(code))

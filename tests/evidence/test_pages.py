@@ -448,7 +448,7 @@ def test_what_the_app_found_is_said_in_the_reader_s_language_beside_what_a_perso
         assert own_words("unreadable: Permission denied") == "تعذّرت القراءة: Permission denied"
         # A transfer recorded by hand whose re-hash differed: the words typed, as typed.
         assert own_words(f"sealed bag 12; to the lab\nfound sha256 {digest}") == (
-            f"sealed bag 12; to the lab\nالبصمة التي وُجدت (sha256): {digest}"
+            f"sealed bag 12; to the lab\nالبصمة التي وُجدت (sha256): {digest}"  # noqa: RUF001
         )
         # Not the app's pattern (a digest too short): as recorded.
         assert own_words("found sha256 abc") == "found sha256 abc"
