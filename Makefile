@@ -7,12 +7,14 @@ PY        := $(VENV)/bin/python
 DATA_DIR  := $(or $(ATHAR_DATA_DIR),var)
 PG_URL    ?= postgres://postgres@127.0.0.1:5432/athar
 JOBS      ?= auto
+# `make run PORT=8101` serves there; security keys accept that origin (ATHAR_PORT).
+PORT      ?= 8000
 export ATHAR_DATA_DIR := $(DATA_DIR)
 
 .PHONY: help run test lint shape types migrations-check browser-deps pdf-deps map-data test-sqlite test-postgres messages clean
 
 help:
-	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:8000"
+	@echo "make run    - the app on SQLite with demo data at http://127.0.0.1:$(PORT) (PORT=8000 by default)"
 	@echo "make test   - ruff, import layers, mypy, migrations check, pytest on SQLite and (when reachable) PostgreSQL"
 
 # The virtualenv is rebuilt whenever pyproject.toml changes.
@@ -33,7 +35,7 @@ run: $(VENV)/.installed pdf-deps
 	$(PY) manage.py checkpoint_schedule
 	@$(PY) manage.py db_worker --interval 1 & worker=$$!; \
 	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	  ATHAR_DEMO_MODE=1 $(PY) manage.py runserver 127.0.0.1:8000
+	  ATHAR_DEMO_MODE=1 ATHAR_PORT=$(PORT) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
@@ -89,7 +91,7 @@ map-data: $(VENV)/.installed
 # HarfBuzz's subsetter makes its fonts small; pdftotext (poppler) reads reports in tests.
 PDF_DEBS := fonts-hosny-amiri libharfbuzz-subset0 poppler-utils
 pdf-deps:
-	@missing=$$(for p in $(PDF_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(PDF_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done | paste -sd ' '); \
 	  if [ -n "$$missing" ]; then \
 	    if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	      echo "installing $$missing for the custody report"; \

@@ -35,8 +35,11 @@ def boolean(name: str, default: bool = False) -> bool:
     )
 
 
-def integer(name: str, default: int, *, minimum: int | None = None) -> int:
-    """A whole number (at least ``minimum`` when given); unset or empty gives ``default``."""
+def integer(
+    name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+) -> int:
+    """A whole number (at least ``minimum``, at most ``maximum``, when given); unset or
+    empty gives ``default``."""
     raw = text(name)
     if not raw:
         return default
@@ -46,6 +49,8 @@ def integer(name: str, default: int, *, minimum: int | None = None) -> int:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number.") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={raw!r} must be at least {minimum}.")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={raw!r} must be at most {maximum}.")
     return value
 
 

@@ -178,6 +178,9 @@ ROOT_URLCONF = "athar.urls"
 WSGI_APPLICATION = "athar.wsgi.application"
 ASGI_APPLICATION = "athar.asgi.application"
 
+# Length limits are said and checked by the server, never enforced by a browser cutting
+# a pasted text short (casefiles/renderer.py).
+FORM_RENDERER = "casefiles.renderer.FormRenderer"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -251,14 +254,16 @@ ATHAR_BACKUP_CODES = 10
 OTP_WEBAUTHN_ALLOW_PASSWORDLESS_LOGIN = False
 OTP_WEBAUTHN_RP_NAME = "Athar"
 # The relying party is a domain name (browsers refuse IP addresses): in development,
-# open the app as http://localhost:8000 to use a security key.
+# open the app as http://localhost:PORT to use a security key, PORT being the one
+# `make run PORT=...` serves on (it passes ATHAR_PORT; 8000 by default).
+ATHAR_PORT = env.integer("ATHAR_PORT", 8000, minimum=1, maximum=65535)
 OTP_WEBAUTHN_RP_ID = env.text("ATHAR_WEBAUTHN_RP_ID") or (
     ALLOWED_HOSTS[0] if PRODUCTION else "localhost"
 )
 OTP_WEBAUTHN_ALLOWED_ORIGINS = env.items("ATHAR_WEBAUTHN_ORIGINS") or (
     [f"https://{host}" for host in ALLOWED_HOSTS]
     if PRODUCTION
-    else ["http://localhost:8000", "http://localhost:8015"]
+    else [f"http://localhost:{ATHAR_PORT}"]
 )
 # Revealing a protected identity needs a session signed in with a security key
 # (phishing-resistant), not only a TOTP code. Off by default until every lead and

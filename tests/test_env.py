@@ -92,3 +92,35 @@ def test_every_variable_the_product_reads_is_in_the_readme_table():
     read -= {"DJANGO_SETTINGS_MODULE"}
     assert "ATHAR_REVEAL_NEEDS_SECURITY_KEY" in read
     assert read <= table, f"add to the README's settings table: {sorted(read - table)}"
+
+
+def _origins_with(tmp_path, **variables):
+    environment = {
+        k: v for k, v in os.environ.items() if not k.startswith("ATHAR_") and k != "DATABASE_URL"
+    }
+    environment.update(ATHAR_DATA_DIR=str(tmp_path), DJANGO_SETTINGS_MODULE="athar.settings")
+    environment.update(variables)
+    load = (
+        "from django.conf import settings; "
+        "print(settings.OTP_WEBAUTHN_RP_ID, *settings.OTP_WEBAUTHN_ALLOWED_ORIGINS)"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", load], env=environment, cwd=ROOT, capture_output=True, text=True
+    )
+
+
+def test_security_keys_are_accepted_from_the_port_the_app_serves_on(tmp_path):
+    started = _origins_with(tmp_path, ATHAR_PORT="8101")
+    assert started.stdout.split() == ["localhost", "http://localhost:8101"], started.stderr
+    started = _origins_with(tmp_path)
+    assert started.stdout.split() == ["localhost", "http://localhost:8000"], started.stderr
+    # Origins set by hand win over the port.
+    started = _origins_with(tmp_path, ATHAR_PORT="8101", ATHAR_WEBAUTHN_ORIGINS="http://a:1")
+    assert started.stdout.split() == ["localhost", "http://a:1"], started.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "65536", "eighty"])
+def test_a_port_that_is_not_one_stops_the_start_up(tmp_path, value):
+    started = _origins_with(tmp_path, ATHAR_PORT=value)
+    assert started.returncode != 0
+    assert f"ATHAR_PORT={value!r}" in started.stderr

@@ -30,6 +30,7 @@ from casefiles.services import one_person_refusal
 from casefiles.services.checkpoints import create_audit_checkpoint
 from evidence.custody_events import record_custody
 from evidence.models import CustodyEvent
+from evidence.services import NOTE_EXPORTED, NOTE_REDACTED_SENT
 from evidence.storage import evidence_storage
 
 from .. import exporting, verifier
@@ -287,13 +288,12 @@ def _finish(package: Package, sha256: str, size: int, tagmanifest: bytes, built:
             purpose=purpose[:300],
             sha256="" if item.pk in built["redacted"] else built["digests"][item.pk]["sha256"],
             hash_result="" if item.pk in built["redacted"] else CustodyEvent.HashResult.MATCH,
-            notes=(
-                f"In {package.code}, tar file sha256 {sha256}"
+            notes="; ".join(
+                [NOTE_EXPORTED % {"package": package.code, "sha256": sha256}]
                 + (
-                    f"; a redacted copy, sha256 {built['digests'][item.pk]['sha256']}, "
-                    "went instead of the original"
+                    [NOTE_REDACTED_SENT % {"sha256": built["digests"][item.pk]["sha256"]}]
                     if item.pk in built["redacted"]
-                    else ""
+                    else []
                 )
             ),
         )

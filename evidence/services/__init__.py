@@ -49,11 +49,19 @@ from .items import record_identification, update_item
 from .leases import LEASE, claim_batch, owner_known_dead, release_batch
 from .manifests import finish_batch
 from .words import (
+    CHECKED_CUSTODIAN_LIST,
+    CHECKED_MANIFEST,
     METHOD_COPIED,
     METHOD_UPLOADED,
+    NOTE_EXPORTED,
     NOTE_FIRST_READ,
+    NOTE_FOUND,
+    NOTE_MEDIUM,
+    NOTE_NOT_IN_STORE,
+    NOTE_REDACTED_SENT,
     NOTE_REVERIFIED,
     NOTE_STORE_DIFFERS,
+    NOTE_UNREADABLE,
     OWN_NUMBERED,
     OWN_WORDS,
     PURPOSE_FIXITY,
@@ -61,12 +69,20 @@ from .words import (
 )
 
 __all__ = [
+    "CHECKED_CUSTODIAN_LIST",
+    "CHECKED_MANIFEST",
     "LEASE",
     "METHOD_COPIED",
     "METHOD_UPLOADED",
+    "NOTE_EXPORTED",
     "NOTE_FIRST_READ",
+    "NOTE_FOUND",
+    "NOTE_MEDIUM",
+    "NOTE_NOT_IN_STORE",
+    "NOTE_REDACTED_SENT",
     "NOTE_REVERIFIED",
     "NOTE_STORE_DIFFERS",
+    "NOTE_UNREADABLE",
     "OWN_NUMBERED",
     "OWN_WORDS",
     "PURPOSE_FIXITY",

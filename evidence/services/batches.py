@@ -19,7 +19,7 @@ from ..models import (
     EvidenceCounter,
     IntakeBatch,
 )
-from .words import PURPOSE_INTAKE
+from .words import NOTE_MEDIUM, PURPOSE_INTAKE
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -104,7 +104,7 @@ def _create_batch(
                 purpose=PURPOSE_INTAKE,
                 sha256=source_sha256,
                 hash_result=CustodyEvent.HashResult.MATCH if source_sha256 else "",
-                notes=f"medium: {medium} {medium_serial}".strip(),
+                notes=(NOTE_MEDIUM % {"medium": f"{medium} {medium_serial}"}).strip(),
             )
         ],
         actor=actor,

@@ -17,6 +17,7 @@ from ..models import (
     StoredFile,
 )
 from ..storage import evidence_storage
+from .words import NOTE_FOUND, NOTE_NOT_IN_STORE, NOTE_UNREADABLE
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -33,9 +34,9 @@ def rehash(sf: StoredFile) -> tuple[str | None, str]:
             while chunk := fh.read(1 << 20):
                 digest.update(chunk)
     except FileNotFoundError:
-        return None, "not found in the store"
+        return None, NOTE_NOT_IN_STORE
     except OSError as exc:  # a disk error, a permission, a directory at the key
-        return None, f"unreadable: {exc.strerror or exc}"
+        return None, NOTE_UNREADABLE % {"error": exc.strerror or exc}
     return digest.hexdigest(), ""
 
 
@@ -135,7 +136,7 @@ def record_custody_event(
     if actual is None:
         result, found = CustodyEvent.HashResult.MISSING, unreadable
     elif actual != item.original.sha256:
-        result, found = CustodyEvent.HashResult.MISMATCH, f"found sha256 {actual}"
+        result, found = CustodyEvent.HashResult.MISMATCH, NOTE_FOUND % {"sha256": actual}
     else:
         result, found = CustodyEvent.HashResult.MATCH, ""
     with transaction.atomic(durable=True):

@@ -19,7 +19,7 @@ from ..models import (
     StoredFile,
 )
 from .custody import rehash, set_integrity
-from .words import PURPOSE_FIXITY
+from .words import CHECKED_CUSTODIAN_LIST, CHECKED_MANIFEST, NOTE_FOUND, PURPOSE_FIXITY
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -45,8 +45,8 @@ def run_fixity(*, actor: Account | None = None, case: Case | None = None, progre
         batches = batches.filter(case=case)
     for batch in batches.filter(Q(manifest__isnull=False) | Q(custodian_manifest__isnull=False)):
         for sf, what in (
-            (batch.manifest, "intake manifest"),
-            (batch.custodian_manifest, "custodian's checksum list"),
+            (batch.manifest, CHECKED_MANIFEST),
+            (batch.custodian_manifest, CHECKED_CUSTODIAN_LIST),
         ):
             if sf is not None:
                 records.setdefault(sf.pk, []).append((batch, what))
@@ -65,7 +65,7 @@ def run_fixity(*, actor: Account | None = None, case: Case | None = None, progre
             result, note = CustodyEvent.HashResult.MISSING, unreadable
             missing.append(sf.sha256)
         elif actual != sf.sha256:
-            result, note = CustodyEvent.HashResult.MISMATCH, f"found sha256 {actual}"
+            result, note = CustodyEvent.HashResult.MISMATCH, NOTE_FOUND % {"sha256": actual}
             changed.append(sf.sha256)
         else:
             result, note = CustodyEvent.HashResult.MATCH, ""

@@ -52,6 +52,13 @@ def test_a_family_identification_session_on_the_demo_case(server):  # noqa: F811
         total = blurred.count()
         assert total == 11
         assert page.locator("ul.candidates img").count() == 0  # no picture sent at all
+        # Each stands as a blurred box, side by side (the stylesheet's: the CSP drops
+        # style attributes).
+        box = page.locator("li.candidate.blurred .blur-box").first.bounding_box()
+        assert box is not None and box["width"] > 100 and box["height"] > 100
+        assert "blur" in blurred.first.locator(".blur-box").evaluate(
+            "e => getComputedStyle(e).filter"
+        )
         assert _shown_audited(server.env) == []
 
         # The mother chooses to look at the sixth (body 31, the photo of her son).

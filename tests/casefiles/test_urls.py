@@ -26,6 +26,8 @@ PUBLIC = {
     "credential-authentication-begin",
     "credential-authentication-complete",
     "js-i18n-catalog",
+    # A redirect to the static icon, which browsers ask for before anyone signs in.
+    "favicon",
 }
 _CONVERTER = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 _GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?P<body>[^()]*)\)")

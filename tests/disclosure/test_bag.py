@@ -412,3 +412,37 @@ def test_the_page_builds_as_a_task_with_progress_and_issues_the_same_bytes(
     client.force_login(world.cast.observer)
     assert client.get(reverse("disclosure:package_download", args=args)).status_code == 403
     assert client.post(reverse("disclosure:build", args=args)).status_code in (400, 403)
+
+
+def test_a_built_package_s_page_gives_its_size_with_a_unit(client, world, tmp_path):
+    from tests.html import has_text, page_text
+
+    package = approved(world)
+    build(package, tmp_path / "bag")
+    package.refresh_from_db()
+    assert package.size > 1024
+    client.force_login(world.cast.lawyer)
+    url = package.get_absolute_url()
+    page = client.get(url)
+    kb = f"{package.size / 1024:.1f}".removesuffix(".0")
+    assert has_text(page, f"Size {package.size} bytes ({kb} KB)"), page_text(page)
+    arabic = client.get(url, HTTP_ACCEPT_LANGUAGE="ar")
+    assert has_text(arabic, f"{package.size} بايت ({kb} KB)"), page_text(arabic)
+
+
+def test_the_export_s_custody_note_is_in_the_reader_s_language(client, world, tmp_path):
+    from tests.html import has_text, page_text
+
+    package = approved(world)
+    build(package, tmp_path / "bag")
+    package.refresh_from_db()
+    exported = CustodyEvent.objects.filter(action=CustodyEvent.Action.EXPORTED).first()
+    assert exported.notes == f"In {package.code}, tar file sha256 {package.sha256}"
+    client.force_login(world.cast.lawyer)
+    url = exported.item.get_absolute_url()
+    english = client.get(url)
+    assert has_text(english, exported.notes)
+    arabic = client.get(url, HTTP_ACCEPT_LANGUAGE="ar")
+    said = f"في الحزمة {package.code}، بصمة ملف tar هي sha256 {package.sha256}"
+    assert has_text(arabic, said), page_text(arabic)
+    assert not has_text(arabic, "tar file sha256")

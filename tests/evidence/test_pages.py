@@ -433,6 +433,27 @@ def test_only_the_apps_own_words_in_a_record_are_translated():
         )
 
 
+def test_what_the_app_found_is_said_in_the_reader_s_language_beside_what_a_person_typed():
+    from django.utils import translation
+
+    from evidence.templatetags.own_words import own_words
+
+    digest = "ab" * 32
+    with translation.override("ar"):
+        # A fixity sweep's note of an intake manifest, and of a missing original.
+        assert own_words(f"intake manifest; found sha256 {digest}") == (
+            f"بيان الاستلام; البصمة التي وُجدت (sha256): {digest}"
+        )
+        assert own_words("not found in the store") == "غير موجود في المخزن"
+        assert own_words("unreadable: Permission denied") == "تعذّرت القراءة: Permission denied"
+        # A transfer recorded by hand whose re-hash differed: the words typed, as typed.
+        assert own_words(f"sealed bag 12; to the lab\nfound sha256 {digest}") == (
+            f"sealed bag 12; to the lab\nالبصمة التي وُجدت (sha256): {digest}"  # noqa: RUF001
+        )
+        # Not the app's pattern (a digest too short): as recorded.
+        assert own_words("found sha256 abc") == "found sha256 abc"
+
+
 def test_an_empty_case_says_so_even_when_filter_is_pressed_with_nothing_chosen(client, cast):
     client.force_login(cast.lawyer)
     url = reverse("evidence:gallery", args=[cast.case.reference])

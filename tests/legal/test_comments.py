@@ -65,3 +65,30 @@ def test_commenting_from_the_item_page_and_seeing_ones_mentions(client, cast, it
         "Comments that mention you" not in client.get(cast.case.get_absolute_url()).content.decode()
     )
     assert client.post(url, {"text": "seen"}).status_code == 403
+
+
+def test_a_comment_too_long_is_refused_in_words_and_kept_whole(client, cast, item):
+    """No maxlength for the browser to cut a pasted text at: the limit is said under the
+    box, and the server refuses more, on a page that keeps every character typed."""
+    from tests.html import attrs, has_text
+
+    client.force_login(cast.lawyer)
+    page = client.get(item.get_absolute_url())
+    assert attrs(page, "maxlength", tag="textarea") == []
+    assert has_text(page, "At most 5000 characters.")
+    described = [v.split() for v in attrs(page, "aria-describedby", tag="textarea")]
+    assert any("id_text-limit" in ids for ids in described)
+    assert "id_text-limit" in attrs(page, "id", tag="span")
+    url = reverse("legal:item_comment", args=[cast.case.reference, item.reference])
+    typed = "الشاهد يذكر التاريخ " * 250 + "and the end of it"  # 5017 characters
+    for language, said in [
+        ("en", "Ensure this value has at most 5000 characters (it has 5017)."),
+        ("ar", "تحتوي على 5000 حرف أو رمز على الأكثر (هي تحتوي حالياً على 5017)"),
+    ]:
+        response = client.post(url, {"text": typed}, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 400
+        assert has_text(response, said)
+        assert f">\n{typed}</textarea>" in response.content.decode()
+    assert not Comment.objects.exists()
+    arabic = client.get(item.get_absolute_url(), HTTP_ACCEPT_LANGUAGE="ar")
+    assert has_text(arabic, "5000 حرفاً على الأكثر.")
