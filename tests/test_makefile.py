@@ -13,8 +13,16 @@ from tests.scratch_db import ROOT
 
 
 def _recipe(*args: str) -> str:
+    # Under `make test` this make is a sub-make: without its parent's flags and level it
+    # prints the recipe alone (no "Entering directory" lines), as it does from a shell.
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
     return subprocess.run(
-        ["make", "-n", *args], cwd=ROOT, capture_output=True, text=True, check=True
+        ["make", "-n", "--no-print-directory", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
     ).stdout
 
 
