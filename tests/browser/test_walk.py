@@ -32,12 +32,16 @@ ABOVE = """(selector) => [...document.querySelectorAll(selector)]
     .filter(input => input.offsetParent !== null)
     .map(input => {
         const label = input.closest('label') || document.querySelector(`label[for="${input.id}"]`);
-        const range = document.createRange();
-        range.selectNodeContents(label);
-        const text = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0);
+        const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+        const words = [];
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            if (!node.data.trim()) continue;
+            const range = document.createRange();
+            range.selectNodeContents(node);
+            words.push(...[...range.getClientRects()].filter(r => r.width > 0));
+        }
         const box = input.getBoundingClientRect();
-        const first = text.find(r => !(r.right <= box.left || r.left >= box.right)
-                                     || r.top >= box.top - 2) || text[0];
+        const first = words[0];
         const beside = first && box.top < first.bottom && first.top < box.bottom;
         return beside ? null : `${input.name}=${input.value}: box ${Math.round(box.top)}-`
             + `${Math.round(box.bottom)}, label ${first && Math.round(first.top)}`;
