@@ -2,6 +2,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import django_filters
+from django import forms
 from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
@@ -11,7 +12,7 @@ from casefiles.filters import AnyYesNo, DateRange
 from casefiles.models import Case
 from people.protection import withheld_testimonies
 
-from .models import EvidenceItem, IntakeBatch
+from .models import CustodyEvent, EvidenceItem, IntakeBatch
 
 if TYPE_CHECKING:
     from casefiles.access import User
@@ -82,16 +83,33 @@ class EvidenceFilter(django_filters.FilterSet):
         label=_("Flagged"), field_name="is_flagged", widget=AnyYesNo
     )
     near_group = django_filters.NumberFilter(label=_("Near-duplicate group"))
+    # The items behind a day's custody mark on the timeline (intake's own acquisitions
+    # are not custody marks there, nor here).
+    custody_on = django_filters.DateFilter(
+        label=_("Custody event on"),
+        method="with_custody_on",
+        widget=forms.DateInput(attrs={"type": "date"}),
+    )
 
     class Meta:
         model = EvidenceItem
-        fields = ["kind", "taken", "camera", "batch", "integrity", "flagged", "near_group"]
+        fields = [
+            "kind",
+            "taken",
+            "camera",
+            "batch",
+            "integrity",
+            "flagged",
+            "near_group",
+            "custody_on",
+        ]
 
     # Filters on what a file holds: a withheld item must not answer them (see gallery).
     CONTENT_FILTERS = ("taken", "camera", "near_group")
 
     def __init__(self, *args, case, user, **kwargs):
         super().__init__(*args, **kwargs)
+        self.user = user
         batch = self.filters["batch"]
         if not isinstance(batch, django_filters.ModelChoiceFilter):
             raise TypeError("batch is a model choice filter")
@@ -109,6 +127,14 @@ class EvidenceFilter(django_filters.FilterSet):
                 setattr(added, "parent", self)  # noqa: B010
                 self.filters[name] = added
             self.content_filters |= content
+
+    def with_custody_on(self, queryset, name, value):
+        events = (
+            CustodyEvent.objects.visible_to(self.user)
+            .filter(at__date=value)
+            .exclude(action=CustodyEvent.Action.ACQUIRED)
+        )
+        return queryset.filter(pk__in=events.values("item_id"))
 
     def by_content(self) -> bool:
         """Is a filter on the files' content (date taken, camera, near-duplicate group)

@@ -184,10 +184,12 @@ def _label_sides(governorates: list[Mark], *, rtl: bool) -> dict[Mark, int]:
 
 
 def draw(marks: list[Mark], *, rtl: bool) -> SafeString:
-    """The SVG: outlines, then governorates, facilities, photo towns and incidents on top."""
+    """The SVG: outlines, then governorates, facilities, photo towns and incidents on top.
+    A named group of links, not an image (links inside an image are interactive content
+    nested in presentational content: axe-core's ``nested-interactive``)."""
     name = escape(_("Map of the case"))
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="casemap" role="img" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="casemap" role="group" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" direction="{"rtl" if rtl else "ltr"}" '
         f'aria-label="{name}">'
     ]

@@ -312,7 +312,12 @@ def case_timeline(request: HttpRequest, ref: str) -> HttpResponse:
     return render(
         request,
         "incidents/timeline.html",
-        {"case": case, "form": form, "svg": timeline.draw(marks, rtl=rtl), "count": len(marks)},
+        {
+            "case": case,
+            "form": form,
+            "svg": timeline.draw(marks, case, rtl=rtl),
+            "count": len(marks),
+        },
         status=200 if valid else 400,
     )
 

@@ -16,6 +16,7 @@ from people import services as people_services
 from tests.evidence.helpers import take_in
 from tests.evidence.images import jpeg_bytes
 from tests.factories import register_person
+from tests.html import page_text
 
 pytestmark = pytest.mark.django_db
 
@@ -150,9 +151,49 @@ def test_a_size_is_written_exactly_and_roughly_with_a_dot_in_both_languages():
 
     from casefiles.templatetags.athar_format import size
 
-    assert size(512) == "512 bytes"
-    assert size(2516582) == "2516582 bytes (2.4 MB)"
-    assert size(1024) == "1024 bytes (1 KB)"
+    assert page_text(size(512)) == "512 bytes"
+    assert page_text(size(2516582)) == "2516582 bytes (2.4 MB)"
+    assert page_text(size(1024)) == "1024 bytes (1 KB)"
+    assert size("<b>") == "" and size(None) == ""
     with translation.override("ar"):
-        assert size(2516582).startswith("2516582 ") and "(2.4 MB)" in size(2516582)
-    assert size(None) == ""
+        arabic = page_text(size(2516582))
+        assert arabic.startswith("2516582 ") and "(2.4 MB)" in arabic
+
+
+BDI = re.compile(r'<bdi class="(when|size|distance)"( dir="ltr")?>(.*?)</bdi>(?:\)</bdi>)?')
+
+
+def _isolated(html: str) -> dict[str, list[str]]:
+    """The dates, sizes and distances of a page, each as its own <bdi> holds it."""
+    found: dict[str, list[str]] = {}
+    for kind, _, text in BDI.findall(html):
+        found.setdefault(kind, []).append(re.sub(r"<[^>]+>", "", text))
+    return found
+
+
+def test_dates_sizes_and_distances_are_isolated_on_an_arabic_page(client, cast, record):
+    """On an Arabic page a bare "2014-03-12 10:20" is laid out "10:20 2014-03-12" and a
+    size's "(2.4 MB)" or a distance's figure joins the words around it: each is written
+    in its own <bdi>, dates and times left to right."""
+    client.force_login(cast.lead)
+    item = record["item"]
+    page = _in(client, "ar", item.get_absolute_url())
+    isolated = _isolated(page)
+    acquired = f"{item.provenance.acquired_at:%Y-%m-%d %H:%M}"
+    assert acquired in isolated["when"]
+    assert f'<bdi class="when" dir="ltr">{acquired}</bdi>' in page
+    assert any(s.startswith(f"{item.original.size} بايت") for s in isolated["size"])
+    assert '(<bdi dir="ltr">' in page  # the rough size, with its Latin unit
+    assert isolated["distance"] and all(d.endswith(" كم") for d in isolated["distance"])
+    # No distance is left bare (a choice's label, "±1 كم", is not a distance shown).
+    bare = re.sub(r"<option .*?</option>", "", re.sub(BDI, "", page))
+    assert not re.search(r"\d km|\d كم", bare)
+
+    batch = record["zip_batch"]
+    page = _in(client, "ar", reverse("evidence:batch_detail", args=[cast.case.reference, batch.pk]))
+    assert any(s.startswith(f"{batch.source_size} ") for s in _isolated(page)["size"])
+
+    client.force_login(cast.admin)
+    page = _in(client, "ar", reverse("casefiles:audit_list"))
+    latest = AuditEntry.objects.order_by("-seq")[1]  # the latest before this view's own
+    assert f"{latest.at:%Y-%m-%d %H:%M:%S}" in _isolated(page)["when"]
