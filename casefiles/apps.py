@@ -9,7 +9,13 @@ class CasefilesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate, pre_migrate
 
-        from . import checks  # noqa: F401  (registers the checks)
+        from . import (
+            audit,
+            checks,  # noqa: F401  (registers the checks)
+            once,
+        )
+
+        audit.follow(once.spend)  # a create form's token is spent with its write
 
         pre_migrate.connect(_note_missing_guards, sender=self, dispatch_uid="athar_note_guards")
         post_migrate.connect(_verify_guards, sender=self, dispatch_uid="athar_verify_guards")
