@@ -52,9 +52,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)  # 32 characters
 
 
+def well_formed(token: str) -> bool:
+    return _WELL_FORMED.fullmatch(token) is not None
+
+
 def posted_token(request: HttpRequest) -> str | None:
     token = request.POST.get(FIELD, "")
-    return token if _WELL_FORMED.fullmatch(token) else None
+    return token if well_formed(token) else None
 
 
 def token_for_form(request: HttpRequest | None) -> str:
