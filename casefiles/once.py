@@ -123,9 +123,9 @@ def _already_saved(request: HttpRequest, submission: Submission) -> HttpResponse
     if submission.result_url:
         return redirect(submission.result_url)
     # The write committed but its page was not noted (the process stopped in between).
-    entry = submission.entry
-    if entry is not None and entry.case_id is not None:
-        return redirect(reverse("casefiles:case_detail", args=[entry.case.reference]))
+    case = submission.entry.case if submission.entry is not None else None
+    if case is not None:
+        return redirect(reverse("casefiles:case_detail", args=[case.reference]))
     return redirect("home")
 
 

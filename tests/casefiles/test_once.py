@@ -69,9 +69,7 @@ def test_the_same_comment_form_sent_twice_makes_one_comment(client, cast, item, 
     assert has_text(client.get(again["Location"]), "This was already saved.")
 
 
-def test_a_refused_form_comes_back_with_its_token_which_then_saves(
-    client, cast, item, comment_url
-):
+def test_a_refused_form_comes_back_with_its_token_which_then_saves(client, cast, item, comment_url):
     client.force_login(cast.lawyer)
     token = comment_token(client, item)
     refused = client.post(comment_url, {"text": "  ", once.FIELD: token})
@@ -119,6 +117,17 @@ def test_a_token_another_account_spent_is_refused(client, cast, item, comment_ur
     response = client.post(comment_url, {"text": "Theirs.", once.FIELD: token})
     assert response.status_code == 400
     assert [c.text for c in Comment.objects.all()] == ["Mine."]
+
+
+def test_a_repeat_whose_page_was_not_noted_goes_to_the_case(client, cast, item, comment_url):
+    """The write committed, then the process stopped before noting where it went."""
+    client.force_login(cast.lawyer)
+    token = comment_token(client, item)
+    client.post(comment_url, {"text": "Once.", once.FIELD: token})
+    Submission.objects.update(result_url="")
+    again = client.post(comment_url, {"text": "Once.", once.FIELD: token})
+    assert again["Location"] == cast.case.get_absolute_url()
+    assert Comment.objects.count() == 1
 
 
 def test_a_token_spent_meanwhile_rolls_the_second_write_back(cast, item):
@@ -240,9 +249,7 @@ def pages(cast, w):
         "disclosure:item_redact": own("disclosure:item_redact", on_item),
         "incidents:incident_create": own("incidents:incident_create", [ref]),
         "incidents:act_add": own("incidents:act_add", incident),
-        "incidents:perpetrator_add": own(
-            "incidents:perpetrator_add", [*incident, w["act"].pk]
-        ),
+        "incidents:perpetrator_add": own("incidents:perpetrator_add", [*incident, w["act"].pk]),
         "incidents:link_add": own("incidents:link_add", incident),
         "missing:session_create": own("missing:session_create", [ref, w["victim"].code]),
     }
