@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import access, services
+from . import access, once, services
 from .access import account_of
 from .forms import AccessRequestForm, CaseForm, DecisionForm, GrantForm, MembershipChangeForm
 from .models import (
@@ -217,6 +217,7 @@ def manage_case_list(request: HttpRequest) -> HttpResponse:
     return render(request, "casefiles/manage_case_list.html", {"cases": cases})
 
 
+@once.creates
 @require_http_methods(["GET", "POST"])
 def case_create(request: HttpRequest) -> HttpResponse:
     """An admin opens a case; its members are then granted on its members page."""
@@ -233,6 +234,7 @@ def case_create(request: HttpRequest) -> HttpResponse:
     return render(request, "casefiles/case_form.html", {"form": form})
 
 
+@once.creates
 @require_http_methods(["GET", "POST"])
 def case_members(request: HttpRequest, ref: str) -> HttpResponse:
     """Who has access to a case, and a form to grant it: for its lead and for admins."""

@@ -9,9 +9,14 @@ class CasefilesConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate, pre_migrate
 
-        from . import audit, checks  # noqa: F401  (registers the checks)
+        from . import (
+            audit,
+            checks,  # noqa: F401  (registers the checks)
+            once,
+        )
         from .tasks import after_entry
 
+        audit.follow(once.spend)  # a create form's token is spent with its write
         audit.follow(after_entry)  # a checkpoint after each reveal and build (decision 0025)
 
         pre_migrate.connect(_note_missing_guards, sender=self, dispatch_uid="athar_note_guards")

@@ -293,3 +293,26 @@ class GrantRequest(models.Model):
 
     def why_labels(self) -> list[str]:
         return [str(self.Why(w).label) for w in self.why if w in self.Why.values]
+
+
+class Submission(models.Model):
+    """A create form's one-time token, spent by the write it made (``casefiles/once.py``).
+
+    Written in the write's own transaction (by the first audit entry it appends), so a
+    token is spent exactly when its record exists; ``result_url`` is the page that POST
+    went to, where a repeat of it is sent back. Rows older than a day may be pruned.
+    """
+
+    account = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    token = models.CharField(max_length=32, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    # The write's first audit entry: what spent the token.
+    entry = models.ForeignKey(AuditEntry, models.SET_NULL, null=True, blank=True, related_name="+")
+    result_url = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        verbose_name = _("form submission")
+        verbose_name_plural = _("form submissions")
+
+    def __str__(self) -> str:
+        return f"{self.account} · {self.created_at:%Y-%m-%d %H:%M}"

@@ -10,7 +10,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.models import Case
 from evidence.graphic import shows_real_preview
@@ -45,6 +45,7 @@ def _item(request: HttpRequest, ref: str, item_ref: str) -> tuple[Case, Evidence
     return case, item
 
 
+@once.creates
 def redact(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref)
     may_draw = can(request.user, Action.ADD_EVIDENCE, case)

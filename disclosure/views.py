@@ -12,7 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpRe
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
 from casefiles.forms import form_errors
 from casefiles.models import Case
@@ -34,6 +34,7 @@ def _request_form(request: HttpRequest, case: Case, data=None) -> RequestForm:
     return RequestForm(data, searches=list(searches), language=get_language())
 
 
+@once.creates
 def package_list(request: HttpRequest, ref: str) -> HttpResponse:
     """The case's packages, newest first, and (for who may disclose) the request form."""
     case = get_case_for_user(request.user, ref)

@@ -2,7 +2,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core import signing
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import (
     BooleanField,
@@ -21,8 +21,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
+from casefiles.forms import form_errors
 from casefiles.paging import Keyset, list_query
 from people.protection import attachment_refusal, withheld_testimonies
 
@@ -430,6 +431,7 @@ def item_edit(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     return render(request, "evidence/item_edit.html", {"case": case, "item": item, "form": form})
 
 
+@once.creates
 @require_http_methods(["GET", "POST"])
 def identification_create(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref, Action.ADD_PEOPLE)
@@ -437,22 +439,34 @@ def identification_create(request: HttpRequest, ref: str, item_ref: str) -> Http
         return refused  # naming who is in it means having seen it
     form = IdentificationForm(request.POST or None, case=case, user=account_of(request))
     if request.method == "POST" and form.is_valid():
-        services.record_identification(actor=account_of(request), item=item, **form.cleaned_data)
-        return redirect(item)
+        try:
+            services.record_identification(
+                actor=account_of(request), item=item, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+        else:
+            return redirect(item)
     return render(
         request, "evidence/identification_form.html", {"case": case, "item": item, "form": form}
     )
 
 
+@once.creates
 @require_http_methods(["GET", "POST"])
 def custody_create(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """Record a transfer, return, analysis or storage move; the original is re-hashed."""
     case, item = _item(request, ref, item_ref, Action.RECORD_CUSTODY)
     form = CustodyEventForm(request.POST or None, item=item)
+    event = None
     if request.method == "POST" and form.is_valid():
-        event = services.record_custody_event(
-            actor=account_of(request), item=item, **form.cleaned_data
-        )
+        try:
+            event = services.record_custody_event(
+                actor=account_of(request), item=item, **form.cleaned_data
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+    if event is not None:
         if event.hash_result == CustodyEvent.HashResult.MATCH:
             messages.success(
                 request, _("Recorded. The original was re-hashed and matches its hash.")
@@ -477,6 +491,7 @@ def custody_create(request: HttpRequest, ref: str, item_ref: str) -> HttpRespons
     return render(request, "evidence/custody_form.html", {"case": case, "item": item, "form": form})
 
 
+@once.creates
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref, Action.ADD_EVIDENCE)
@@ -485,19 +500,23 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
         files = form.cleaned_data["files"]
         # One file or archive handed over: its own hash, as ingest records it.
         source_sha256, source_size = upload_sha256(files[0]) if len(files) == 1 else ("", None)
-        batch = services.create_batch(
-            graphic=form.cleaned_data["graphic"],
-            actor=account_of(request),
-            case=case,
-            source_root=f"{PREFIX}{request.user.get_username()}",
-            acquired_from=form.cleaned_data["acquired_from"],
-            medium=form.cleaned_data["medium"],
-            method=form.cleaned_data["method"] or services.METHOD_UPLOADED,
-            label=files[0].name if len(files) == 1 else f"{len(files)} files uploaded",
-            name_encoding=form.cleaned_data["zip_encoding"],
-            source_sha256=source_sha256,
-            source_size=source_size,
-        )
+        try:
+            batch = services.create_batch(
+                graphic=form.cleaned_data["graphic"],
+                actor=account_of(request),
+                case=case,
+                source_root=f"{PREFIX}{request.user.get_username()}",
+                acquired_from=form.cleaned_data["acquired_from"],
+                medium=form.cleaned_data["medium"],
+                method=form.cleaned_data["method"] or services.METHOD_UPLOADED,
+                label=files[0].name if len(files) == 1 else f"{len(files)} files uploaded",
+                name_encoding=form.cleaned_data["zip_encoding"],
+                source_sha256=source_sha256,
+                source_size=source_size,
+            )
+        except ValidationError as exc:
+            form_errors(form, exc)
+            return render(request, "evidence/upload.html", {"case": case, "form": form})
         stage_uploads(batch, files)
         listed = form.cleaned_data["custodian_manifest"]
         if listed is not None:

@@ -14,7 +14,7 @@ from django.utils.translation import get_language_bidi
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.models import Case
@@ -146,6 +146,7 @@ def incident_detail(request: HttpRequest, ref: str, incident_ref: str) -> HttpRe
     )
 
 
+@once.creates
 def incident_create(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref, Action.ADD_PEOPLE)
     form = IncidentForm(request.POST or None)
@@ -187,6 +188,7 @@ def incident_edit(request: HttpRequest, ref: str, incident_ref: str) -> HttpResp
     )
 
 
+@once.creates
 def act_add(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
     case, incident = _incident(request, ref, incident_ref, Action.ADD_PEOPLE)
     form = ActForm(request.POST or None, people=_people(request, case))
@@ -213,6 +215,7 @@ def _act(request: HttpRequest, ref: str, incident_ref: str, act_id: int):
     return case, incident, act
 
 
+@once.creates
 def perpetrator_add(request: HttpRequest, ref: str, incident_ref: str, act_id: int) -> HttpResponse:
     case, incident, act = _act(request, ref, incident_ref, act_id)
     form = PerpetratorForm(request.POST or None, people=_people(request, case))
@@ -259,6 +262,7 @@ def _record(request: HttpRequest, case: Case, text: str) -> EvidenceItem | Testi
     )
 
 
+@once.creates
 def link_add(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
     case, incident = _incident(request, ref, incident_ref, Action.ADD_PEOPLE)
     form = LinkForm(request.POST or None, initial={"record": request.GET.get("record", "")})

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
+from casefiles import once
 from casefiles.access import account_of, get_case_for_user
 from casefiles.models import Case
 
@@ -59,6 +60,7 @@ def _through(request: HttpRequest, case: Case) -> int:
     )
 
 
+@once.creates
 def bulk_action(request: HttpRequest, ref: str) -> HttpResponse:
     """POST without ``confirm``: the confirmation page. With it: the job."""
     case = get_case_for_user(request.user, ref)

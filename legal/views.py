@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
 
+from casefiles import once
 from casefiles.access import account_of, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.models import Case
@@ -41,8 +42,10 @@ def the_testimony(request: HttpRequest, ref: str, testimony_id: int) -> tuple[Ca
     return case, testimony
 
 
-def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse]):
-    """Two URLs for one step, on an item or on a testimony; POST only."""
+def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse], *, creates=False):
+    """Two URLs for one step, on an item or on a testimony; POST only. ``creates``: the
+    step adds a record (a comment, a link, an assessment), so one form's POST counts
+    once (casefiles/once.py); a review step moves a status, which a repeat cannot."""
 
     def on_item(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         found = the_item(request, ref, item_ref)  # first: outsiders learn nothing (404)
@@ -56,6 +59,8 @@ def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse]):
             return HttpResponseNotAllowed(["POST"])
         return view(request, *found)
 
+    if creates:
+        return once.creates(on_item), once.creates(on_testimony)
     return on_item, on_testimony
 
 
@@ -123,9 +128,9 @@ _comment = _written(comments.add_comment, CommentForm, "comments", gettext_noop(
 
 
 item_review, testimony_review = posted(_decide)
-item_comment, testimony_comment = posted(_comment)
-item_link, testimony_link = posted(_link)
-item_assess, testimony_assess = posted(_assess)
+item_comment, testimony_comment = posted(_comment, creates=True)
+item_link, testimony_link = posted(_link, creates=True)
+item_assess, testimony_assess = posted(_assess, creates=True)
 
 
 def _the_link(request: HttpRequest, ref: str, link_id: int) -> tuple[Case, ElementLink]:

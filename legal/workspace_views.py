@@ -18,7 +18,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import ROLE_ACTIONS, Action, account_of, get_case_for_user, is_system_admin
 from casefiles.models import Case, Membership
 from casefiles.paging import Keyset
@@ -180,6 +180,7 @@ def workspace(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
+@once.creates
 def save_search(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
     if request.method != "POST":

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import account_of, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, number
@@ -204,6 +204,7 @@ def status_change(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     return redirect("missing:profile", case.reference, person.code)
 
 
+@once.creates
 def session_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     case, person, profile = _profile(request, ref, code)
     actor = account_of(request)

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, list_query, number
@@ -81,6 +81,7 @@ def testimony_list(request: HttpRequest, ref: str) -> HttpResponse:
     )
 
 
+@once.creates
 def testimony_create(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref, Action.ADD_TESTIMONY)
     people = _case_people(request.user, case).order_by("code")
@@ -162,6 +163,7 @@ def testimony_detail(request: HttpRequest, ref: str, testimony_id: int) -> HttpR
     return _testimony_page(request, case, testimony)
 
 
+@once.creates
 def version_create(request: HttpRequest, ref: str, testimony_id: int) -> HttpResponse:
     """The form for a new version, filled with the statement as it stands: a read of the
     statement, kept to who may read it and audited as one."""

@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllow
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
-from casefiles import audit
+from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.exports import csv_cell
 from casefiles.forms import form_errors
@@ -156,6 +156,7 @@ def people_export(request: HttpRequest, ref: str) -> HttpResponse:
     return response
 
 
+@once.creates
 def person_create(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref, Action.ADD_PEOPLE)
     form = PersonForm(request.POST or None)
@@ -457,6 +458,7 @@ def person_protection(request: HttpRequest, ref: str, code: str) -> HttpResponse
     )
 
 
+@once.creates
 def relation_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     case, person = _person(request, ref, code, Action.ADD_PEOPLE)
     others = _case_people(request.user, case).exclude(pk=person.pk)
@@ -479,6 +481,7 @@ def relation_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     )
 
 
+@once.creates
 def consent_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
     case, person = _person(request, ref, code, Action.ADD_TESTIMONY)
     form = ConsentForm(request.POST or None)

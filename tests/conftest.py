@@ -4,11 +4,14 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings as django_settings
 from django.db import connection
+from django.http import QueryDict
 from django.test import Client
+from django.test.client import MULTIPART_CONTENT
 from django.utils import translation
 from django_otp import DEVICE_ID_SESSION_KEY
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from casefiles import once
 from casefiles.access import ADMIN_GROUP, INVESTIGATOR_GROUP, LAWYER_GROUP, Role
 from tests.factories import CaseFactory, MembershipFactory, UserFactory
 
@@ -43,6 +46,21 @@ def evidence_store(tmp_path, settings):
     return root
 
 
+def with_token(data, content_type=None):
+    """Form data with a fresh one-time token added, if it names none."""
+    if content_type not in (None, MULTIPART_CONTENT) or isinstance(data, str | bytes):
+        return data
+    if data is None:
+        data = {}
+    if once.FIELD in data:
+        return data
+    if isinstance(data, QueryDict):
+        data = data.copy()
+        data[once.FIELD] = once.new_token()
+        return data
+    return {**data, once.FIELD: once.new_token()}
+
+
 class VerifiedClient(Client):
     """A test client whose ``force_login`` also passes the second factor.
 
@@ -52,6 +70,11 @@ class VerifiedClient(Client):
     can still show that a password alone gets nobody in. Real two-factor tests go
     through the sign-in form (tests/casefiles/test_two_factor.py).
     """
+
+    def post(self, path, data=None, *args, **kwargs):
+        """As a browser posts a form it has just loaded: with the form's one-time token
+        (casefiles/once.py), unless the test names one (``once=""`` posts none)."""
+        return super().post(path, with_token(data, kwargs.get("content_type")), *args, **kwargs)
 
     def force_login(self, user, backend=None):
         device = TOTPDevice.objects.filter(user=user, confirmed=True).first()

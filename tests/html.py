@@ -32,6 +32,9 @@ from html.parser import HTMLParser
 from typing import Any
 
 CSRF_FIELD = "csrfmiddlewaretoken"
+# Hidden fields of random values, new on every page: the CSRF token and a create form's
+# one-time token (casefiles/once.py). Their values are never "shown".
+RANDOM_FIELDS = frozenset({CSRF_FIELD, "once"})
 # Elements whose contents are not text a reader sees.
 UNSEEN = frozenset({"script", "style"})
 # Elements inside a line of text: no space before or after them.
@@ -97,7 +100,7 @@ class _Reader(HTMLParser):
     def _element(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in INLINE:
             self.text.append(" ")
-        csrf = tag == "input" and (CSRF_FIELD in (v for k, v in attrs if k == "name"))
+        csrf = tag == "input" and any(k == "name" and v in RANDOM_FIELDS for k, v in attrs)
         for name, value in attrs:
             if not (csrf and name == "value"):
                 self.attributes.append((tag, name, value or ""))
