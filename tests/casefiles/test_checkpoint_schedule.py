@@ -2,14 +2,13 @@
 each reveal or package build, and verify_audit failing in production when the log has
 gone unsigned past the window."""
 
+import io
 import re
 from datetime import timedelta
 from pathlib import Path
 from unittest import mock
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings as django_settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -25,16 +24,7 @@ from tests.db_guard import guard_lifted
 
 
 @pytest.fixture
-def signing(settings, tmp_path):
-    settings.ATHAR_CHECKPOINT_KEY = (
-        Ed25519PrivateKey.generate()
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
-    )
+def signing(settings, tmp_path, key):
     settings.DATA_DIR = tmp_path  # checkpoints are published under it
     settings.ATHAR_TSA_URL = ""
     return tmp_path / "checkpoints"
@@ -54,25 +44,14 @@ def _waiting(task_obj):
 
 def _verify(*, later=timedelta(0)):
     """verify_audit as if run ``later`` from now: (error or "ok", stdout, stderr)."""
-    out, err = [], []
-
-    class _Sink:
-        def __init__(self, into):
-            self.into = into
-
-        def write(self, text):
-            self.into.append(text)
-
-        def flush(self):
-            pass
-
+    out, err = io.StringIO(), io.StringIO()
     when = timezone.now() + later
     with mock.patch("casefiles.services.checkpoints.timezone.now", return_value=when):
         try:
-            call_command("verify_audit", stdout=_Sink(out), stderr=_Sink(err))
+            call_command("verify_audit", stdout=out, stderr=err)
         except CommandError as exc:
-            return str(exc), "".join(out), "".join(err)
-    return "ok", "".join(out), "".join(err)
+            return str(exc), out.getvalue(), err.getvalue()
+    return "ok", out.getvalue(), err.getvalue()
 
 
 def _delete_after(seq):

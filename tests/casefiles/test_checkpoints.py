@@ -164,18 +164,6 @@ def test_verifiers_refuse_wrong_leaves_indexes_and_proof_hashes():
 
 
 @pytest.fixture
-def key(settings):
-    private = Ed25519PrivateKey.generate()
-    pem = private.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    settings.ATHAR_CHECKPOINT_KEY = pem
-    return private
-
-
-@pytest.fixture
 def log(db, key):
     for n in range(10):
         audit.record(None, "test.event", n=n, text=f"event {n}")
