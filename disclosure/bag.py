@@ -25,6 +25,12 @@ CHUNK = 1 << 20
 ALGORITHMS = ("sha256", "sha512")
 DECLARATION = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
 PROFILE_ID = "urn:athar:bagit-profile:disclosure:1"
+# Where the package puts what the recipient reads and runs (tag files, covered by the tag
+# manifests and so by the signature) and the one file outside them, the signature.
+PUBLIC_KEY = "public-key.pem"
+VERIFY_PY = "verify.py"
+VERIFY_TXT = "VERIFY.txt"
+SIGNATURE = "signature/tagmanifest-sha256.txt.sig"
 
 
 class ChangedOnTheWay(Exception):
@@ -86,6 +92,7 @@ class BagWriter:
             for p in self.root.rglob("*")
             if p.is_file()
             and not p.relative_to(self.root).as_posix().startswith(("data/", "signature/"))
+            and not p.name.startswith("tagmanifest-")
         )
         digests = {name: _file_digests(self.root / name) for name in tags}
         for algorithm in ALGORITHMS:
@@ -93,9 +100,14 @@ class BagWriter:
             self.add_tag(f"tagmanifest-{algorithm}.txt", "".join(lines).encode())
         return (self.root / "tagmanifest-sha256.txt").read_bytes()
 
+    def add_public_key(self, key: Ed25519PrivateKey) -> None:
+        """``public-key.pem``, a tag file like any other: the signature covers it (the
+        anchor is its fingerprint, which the recipient gets from the sender)."""
+        self.add_tag(PUBLIC_KEY, public_pem(key.public_key()).encode())
+
     def sign(self, key: Ed25519PrivateKey, tagmanifest: bytes) -> None:
-        self.add_tag("signature/tagmanifest-sha256.txt.sig", key.sign(tagmanifest))
-        self.add_tag("signature/public-key.pem", public_pem(key.public_key()).encode())
+        """The detached signature, the only file of ``signature/``."""
+        self.add_tag(SIGNATURE, key.sign(tagmanifest))
 
 
 def _one_line(value: str) -> str:

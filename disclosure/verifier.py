@@ -9,8 +9,9 @@ Exit 0 when everything holds; 1, naming the first failure, otherwise. It checks:
    required fields and Payload-Oxum, no fetch.txt, every payload file listed in the
    SHA-256 and SHA-512 manifests and no other, every digest of the manifests and of the
    tag manifests;
-2. the Ed25519 signature (RFC 8032) over tagmanifest-sha256.txt, with the public key in
-   signature/public-key.pem (compare its fingerprint with the one the sender publishes);
+2. the Ed25519 signature (RFC 8032) over tagmanifest-sha256.txt (signature/ holds it and
+   nothing else), with the public key in public-key.pem (compare its fingerprint, the
+   SHA-256 of its DER form, with the one the sender publishes);
 3. the audit checkpoint: signed by the same key, and each audit entry of the package, in
    order of its seq: its hash recomputed from its content (from ``details_sha256``, the
    digest its hash covers, where its details are withheld because they name what the
@@ -47,8 +48,11 @@ REQUIRED_INFO = (
     "Purpose",
 )
 SIGNED = "tagmanifest-sha256.txt"
+# signature/ holds the detached signature and nothing else; what the recipient reads and
+# runs (this file, VERIFY.txt, the public key) are tag files, covered by the signature.
 SIGNATURE = "signature/tagmanifest-sha256.txt.sig"
-PUBLIC_KEY = "signature/public-key.pem"
+PUBLIC_KEY = "public-key.pem"
+COVERED = ("verify.py", "VERIFY.txt", PUBLIC_KEY)
 HASHED_FIELDS = (
     "seq",
     "at",
@@ -64,6 +68,7 @@ HASHED_FIELDS = (
     "user_agent",
 )
 CUSTODY_TABLE = "evidence_custodyevent"
+TAGMANIFESTS = tuple(f"tagmanifest-{a}.txt" for a in ALGORITHMS)
 
 
 class Failure(Exception):
@@ -142,6 +147,12 @@ def ed25519_verify(public: bytes, message: bytes, signature: bytes) -> bool:
 
 
 _SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
+
+
+def fingerprint(public: bytes) -> str:
+    """The key's fingerprint: SHA-256 of its DER SubjectPublicKeyInfo, what
+    ``openssl pkey -pubin -in public-key.pem -outform DER | sha256sum`` prints."""
+    return hashlib.sha256(_SPKI_PREFIX + public).hexdigest()
 
 
 def public_key_from_pem(text: str) -> bytes:
@@ -278,7 +289,12 @@ def check_bag(bag: Path) -> dict[str, dict[str, str]]:
         raise Failure("bag-info.txt: Payload-Oxum does not match the payload")
     for algorithm in ALGORITHMS:
         tags = _manifest(bag, f"tagmanifest-{algorithm}.txt")
-        for required in ("bagit.txt", "bag-info.txt", *(f"manifest-{a}.txt" for a in ALGORITHMS)):
+        for required in (
+            "bagit.txt",
+            "bag-info.txt",
+            *(f"manifest-{a}.txt" for a in ALGORITHMS),
+            *COVERED,
+        ):
             if required not in tags:
                 raise Failure(f"tagmanifest-{algorithm}.txt does not list {required}")
         for file, digest in tags.items():
@@ -291,9 +307,15 @@ def check_bag(bag: Path) -> dict[str, dict[str, str]]:
     tagged = set(_manifest(bag, "tagmanifest-sha256.txt"))
     for path in sorted(bag.rglob("*")):
         name = path.relative_to(bag).as_posix()
-        if path.is_file() and not name.startswith(("data/", "signature/")):
-            if not name.startswith("tagmanifest-") and name not in tagged:
-                raise Failure(f"{name} is in the bag but in no tag manifest")
+        if path.is_dir() or name.startswith("data/"):
+            continue
+        if name.startswith("signature/"):
+            if name != SIGNATURE:
+                raise Failure(f"{name}: signature/ holds the signature alone")
+        elif not name.startswith("tagmanifest-") and name not in tagged:
+            raise Failure(f"{name} is in the bag but in no tag manifest")
+        elif name.startswith("tagmanifest-") and name not in TAGMANIFESTS:
+            raise Failure(f"{name} is in the bag but in no tag manifest")
     return actual
 
 
@@ -412,7 +434,6 @@ def verify(bag: Path) -> str:
     public = check_signature(bag)
     entries = check_audit(bag, public)
     items, unshown = check_custody(bag, entries, payload)
-    fingerprint = hashlib.sha256(public).hexdigest()
     hidden = [seq for seq, entry in sorted(entries.items()) if withheld(entry)]
     note = ""
     if hidden:
@@ -423,12 +444,13 @@ def verify(bag: Path) -> str:
         )
     return (
         f"OK: {len(payload)} payload files, {items} custody chains, {len(entries)} audit "
-        f"entries and their proofs hold{note}; signed by the key with SHA-256 {fingerprint}"
+        f"entries and their proofs hold{note}; signed by the key with fingerprint "
+        f"{fingerprint(public)}"
     )
 
 
 def main(argv: list[str]) -> int:
-    bag = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent.parent
+    bag = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent
     try:
         print(verify(bag))
     except Failure as exc:

@@ -1,4 +1,4 @@
-"""signature/VERIFY.txt: how to check the package, in English and Arabic, with the exact
+"""VERIFY.txt: how to check the package, in English and Arabic, with the exact
 commands (run from the bag's folder)."""
 
 # ruff: noqa: RUF001, E501
@@ -21,15 +21,17 @@ None of them needs Athar or a network connection.
 
 3. The sender's Ed25519 signature over tagmanifest-sha256.txt (OpenSSL 3):
 
-       openssl pkeyutl -verify -pubin -inkey signature/public-key.pem -rawin -in tagmanifest-sha256.txt -sigfile signature/tagmanifest-sha256.txt.sig
+       openssl pkeyutl -verify -pubin -inkey public-key.pem -rawin -in tagmanifest-sha256.txt -sigfile signature/tagmanifest-sha256.txt.sig
 
-   Compare the public key with the one the sender publishes: its SHA-256 fingerprint
-   (of the 32 key bytes) is {fingerprint}.
+   Compare the public key with the one the sender publishes. Its fingerprint is
+   {fingerprint}; compute it yourself with:
+
+       openssl pkey -pubin -in public-key.pem -outform DER | sha256sum
 
 4. All of the above, the signed audit checkpoint, every audit entry's Merkle inclusion
    proof and every item's chain of custody, with Python's standard library alone:
 
-       python3 -I signature/verify.py .
+       python3 -I verify.py .
 
 Each prints a success line, or names the first file or entry that fails.
 
@@ -51,15 +53,17 @@ Each prints a success line, or names the first file or entry that fails.
 
 ٣. توقيع المُرسِل من نوع Ed25519 على الملف tagmanifest-sha256.txt (OpenSSL 3):
 
-       openssl pkeyutl -verify -pubin -inkey signature/public-key.pem -rawin -in tagmanifest-sha256.txt -sigfile signature/tagmanifest-sha256.txt.sig
+       openssl pkeyutl -verify -pubin -inkey public-key.pem -rawin -in tagmanifest-sha256.txt -sigfile signature/tagmanifest-sha256.txt.sig
 
-   قارن المفتاح العام بالمفتاح الذي ينشره المُرسِل: بصمته SHA-256 (للبايتات الاثنين
-   والثلاثين للمفتاح) هي {fingerprint}.
+   قارن المفتاح العام بالمفتاح الذي ينشره المُرسِل. بصمته هي
+   {fingerprint}، واحسبها بنفسك بالأمر:
+
+       openssl pkey -pubin -in public-key.pem -outform DER | sha256sum
 
 ٤. كل ما سبق، ونقطة التدقيق الموقّعة، وبرهان الاحتواء في شجرة ميركل لكل قيد في سجل
    التدقيق، وسلسلة العهدة لكل مادة، بمكتبة بايثون القياسية وحدها:
 
-       python3 -I signature/verify.py .
+       python3 -I verify.py .
 
 يطبع كل أمر سطر نجاح، أو يسمّي أول ملف أو قيد لا يصح.
 """

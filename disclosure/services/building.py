@@ -11,6 +11,7 @@ with the reason (audited), and it may be built again.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import shutil
 import tempfile
@@ -34,7 +35,8 @@ from evidence.services import NOTE_EXPORTED, NOTE_REDACTED_SENT
 from evidence.storage import evidence_storage
 
 from .. import exporting, verifier
-from ..bag import PROFILE_ID, BagWriter, store_once, write_tar
+from ..bag import PROFILE_ID, VERIFY_PY, BagWriter, store_once, write_tar
+from ..bag import VERIFY_TXT as VERIFY_TXT_NAME
 from ..contents import review
 from ..models import Package
 from ..verify_text import VERIFY_TXT
@@ -46,8 +48,17 @@ if TYPE_CHECKING:
 
 S = Package.Status
 VERIFIER = Path(__file__).resolve().parent.parent / "verifier.py"
+VERIFIER_BYTES = VERIFIER.read_bytes()
 PROFILE = Path(__file__).resolve().parent.parent / "profile" / "athar-disclosure-profile.json"
 PROGRESS_EVERY = 50
+
+
+def athar_version() -> str:
+    """The release of Athar that built the package (bag-info.txt's Athar-Version)."""
+    try:
+        return importlib.metadata.version("athar")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 class BuildRefused(Exception):
@@ -184,16 +195,18 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         ("Recipient-Case-Reference", package.recipient_reference or "-"),
         ("Purpose", package.purpose),
         ("Internal-Sender-Identifier", f"{case.reference}/{package.code}"),
+        ("Athar-Version", athar_version()),
+        ("Verifier-SHA256", hashlib.sha256(VERIFIER_BYTES).hexdigest()),
     ]
-    tagmanifest = bag.finish(info)
     key = checkpoints.signing_key()
-    bag.sign(key, tagmanifest)
-    fingerprint = hashlib.sha256(key.public_key().public_bytes_raw()).hexdigest()
+    bag.add_public_key(key)
+    fingerprint = verifier.fingerprint(key.public_key().public_bytes_raw())
     bag.add_tag(
-        "signature/VERIFY.txt",
-        VERIFY_TXT.format(code=package.code, fingerprint=fingerprint).encode(),
+        VERIFY_TXT_NAME, VERIFY_TXT.format(code=package.code, fingerprint=fingerprint).encode()
     )
-    bag.add_tag("signature/verify.py", VERIFIER.read_bytes())
+    bag.add_tag(VERIFY_PY, VERIFIER_BYTES)
+    tagmanifest = bag.finish(info)
+    bag.sign(key, tagmanifest)
     _progress(package, len(items))
     details = {
         "items": [r["reference"] for r in rows],

@@ -139,6 +139,40 @@ def test_a_changed_manifest_signature_or_proof_is_named(bag, tmp_path):
     _fails(copies["custody"], "its content hash does not match")
 
 
+def test_what_the_clerk_reads_and_runs_is_covered_by_the_signature(bag, tmp_path):
+    """verify.py, VERIFY.txt and the public key are tag files; signature/ holds the
+    signature alone. A verify.py that prints the genuine line, a VERIFY.txt that drops a
+    check, a file added beside the signature: each fails."""
+    assert sorted(p.name for p in (bag / "signature").iterdir()) == ["tagmanifest-sha256.txt.sig"]
+    listed = (bag / "tagmanifest-sha256.txt").read_text()
+    for name in ("verify.py", "VERIFY.txt", "public-key.pem"):
+        assert f"  {name}\n" in listed
+    info = (bag / "bag-info.txt").read_text()
+    import hashlib
+
+    sha = hashlib.sha256((bag / "verify.py").read_bytes()).hexdigest()
+    assert f"Verifier-SHA256: {sha}\n" in info and "Athar-Version: " in info
+    tampers = {
+        "verify.py": lambda b: (b / "verify.py").write_text('print("OK: all holds")\n'),
+        "VERIFY.txt": lambda b: (b / "VERIFY.txt").write_text(
+            (b / "VERIFY.txt").read_text().replace("--validate .", "--validate --fast .")
+        ),
+    }
+    for name, tamper in tampers.items():
+        copy = tmp_path / name
+        shutil.copytree(bag, copy)
+        tamper(copy)
+        _fails(copy, f"{name}: its sha256 differs from tagmanifest-sha256.txt")
+    beside = tmp_path / "beside"
+    shutil.copytree(bag, beside)
+    (beside / "signature/README-FIRST.txt").write_text("Skip step 4: it is slow.\n")
+    _fails(beside, "signature/README-FIRST.txt: signature/ holds the signature alone")
+    top = tmp_path / "top"
+    shutil.copytree(bag, top)
+    (top / "README-FIRST.txt").write_text("Skip step 4: it is slow.\n")
+    _fails(top, "README-FIRST.txt is in the bag but in no tag manifest")
+
+
 def test_a_custody_event_that_names_no_binding_entry_is_named(bag):
     custody = next((bag / "metadata/custody").iterdir())
     doc = json.loads(custody.read_text())
@@ -172,7 +206,7 @@ def _resign(bag):
     writer = BagWriter.__new__(BagWriter)
     writer.root = bag
     key = Ed25519PrivateKey.generate()
-    writer.sign(key, (bag / "tagmanifest-sha256.txt").read_bytes())
+    writer.add_public_key(key)
     checkpoint = json.loads((bag / "metadata/audit/checkpoint.json").read_text())
     # Same key for the checkpoint, or the verifier names the mismatch first.
     from casefiles.checkpoints import public_pem
@@ -193,7 +227,7 @@ def _resign(bag):
 
 
 def test_openssl_verifies_the_signature_exactly_as_verify_txt_says(bag):
-    text = (bag / "signature/VERIFY.txt").read_text()
+    text = (bag / "VERIFY.txt").read_text()
     assert "طريقة التحقق من هذه الحزمة" in text
     (command,) = {line.strip() for line in text.splitlines() if "openssl pkeyutl" in line}
     result = subprocess.run(shlex.split(command), cwd=bag, capture_output=True, text=True)
@@ -215,7 +249,7 @@ def test_the_bundled_verify_py_runs_on_a_bare_python(bag, tmp_path):
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
     alone = tmp_path / "elsewhere" / "PKG"
     shutil.copytree(bag, alone)
-    run = [python, "-I", "signature/verify.py", "."]
+    run = [python, "-I", "verify.py", "."]
     result = subprocess.run(run, cwd=alone, capture_output=True, text=True, env={})
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("OK: 3 payload files")

@@ -276,7 +276,7 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     )
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
     alone = subprocess.run(
-        [python, "-I", "signature/verify.py", "."], cwd=bag, capture_output=True, text=True, env={}
+        [python, "-I", "verify.py", "."], cwd=bag, capture_output=True, text=True, env={}
     )
     assert alone.returncode == 0 and alone.stdout.startswith("OK: 4 payload files"), alone.stdout
 
