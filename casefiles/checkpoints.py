@@ -208,6 +208,22 @@ def public_pem(key: Ed25519PublicKey) -> str:
     ).decode()
 
 
+# The one definition of a key's fingerprint, everywhere Athar shows one (pages, commands,
+# packages, docs): the lower-case hex SHA-256 of the key's DER SubjectPublicKeyInfo.
+# Anyone can recompute it from the PEM with this command (its first field).
+FINGERPRINT_COMMAND = "openssl pkey -pubin -in public-key.pem -outform DER | sha256sum"
+
+
+def fingerprint(public_key: Ed25519PublicKey | str) -> str:
+    """SHA-256 (lower-case hex) of the DER SubjectPublicKeyInfo of ``public_key`` (a key
+    or its PEM): exactly the first field that ``FINGERPRINT_COMMAND`` prints."""
+    key = load_public_key(public_key) if isinstance(public_key, str) else public_key
+    der = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return hashlib.sha256(der).hexdigest()
+
+
 def load_public_key(pem: str) -> Ed25519PublicKey:
     key = serialization.load_pem_public_key(pem.encode())
     if not isinstance(key, Ed25519PublicKey):
