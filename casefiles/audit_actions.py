@@ -34,6 +34,8 @@ ACTIONS: dict[str, str | Promise] = {
     "audit.export": _("Audit log exported"),
     "audit.view_target": _("Access history viewed"),
     "audit.checkpoint": _("Audit checkpoint signed"),
+    "audit.signing_key_added": _("Signing key first used"),
+    "audit.signing_key_rotated": _("Signing key rotated"),
     "audit.bind_existing": _("Existing records bound into the audit chain"),
     "audit.guard_missing": _("Database guard found missing"),
     "user.deactivate": _("Account deactivated"),

@@ -228,6 +228,34 @@ class AuditCheckpoint(models.Model):
         return f"{self.origin} #{self.size}"
 
 
+class SigningKey(models.Model):
+    """An Ed25519 key the organisation has signed checkpoints and packages with: listed
+    (``/keys/``, ``/.well-known/athar-signing-keys``, ``manage.py signing_key show``) so
+    that a verifier can trust a key it got from us, not the copy inside a package. A
+    key is registered when it first signs; when ``ATHAR_CHECKPOINT_KEY`` changes, the
+    new key is registered and the old one retired, keeping its dates. At most one key
+    is current (not retired). See docs/audit-checkpoints.md."""
+
+    public_key = models.TextField()  # SubjectPublicKeyInfo PEM
+    # checkpoints.fingerprint(): SHA-256 (hex) of the DER SubjectPublicKeyInfo.
+    fingerprint = models.CharField(max_length=64, unique=True)
+    first_used_at = models.DateTimeField()
+    last_used_at = models.DateTimeField()
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-first_used_at", "-pk"]
+        verbose_name = _("signing key")
+        verbose_name_plural = _("signing keys")
+
+    def __str__(self) -> str:
+        return self.fingerprint
+
+    @property
+    def is_current(self) -> bool:
+        return self.retired_at is None
+
+
 class GrantRequest(models.Model):
     """A grant or change of case access that needs a second admin's approval.
 

@@ -7,9 +7,13 @@ from .cases import create_case, update_case
 from .checkpoints import (
     BrokenChain,
     CheckpointAge,
+    RetiredSigningKey,
     checkpoint_age,
     create_audit_checkpoint,
+    current_signing_key,
     publish_audit_checkpoint,
+    register_signing_key,
+    signing_keys_listing,
 )
 from .holders import (
     check_not_held,
@@ -34,6 +38,7 @@ from .memberships import (
 __all__ = [
     "BrokenChain",
     "CheckpointAge",
+    "RetiredSigningKey",
     "SecondAdminNeeded",
     "can_decide",
     "can_decide_grant",
@@ -41,6 +46,7 @@ __all__ = [
     "checkpoint_age",
     "create_audit_checkpoint",
     "create_case",
+    "current_signing_key",
     "decide_access_request",
     "decide_grant",
     "grant_membership",
@@ -52,9 +58,11 @@ __all__ = [
     "one_person_refusal",
     "only_admin",
     "publish_audit_checkpoint",
+    "register_signing_key",
     "request_access",
     "revoke_membership",
     "second_admin_needed",
+    "signing_keys_listing",
     "update_case",
     "update_membership",
 ]

@@ -6,8 +6,6 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -127,17 +125,8 @@ def tsa(tmp_path):
 
 
 @pytest.fixture
-def configured(settings, tsa, db):
+def configured(settings, tsa, key):
     settings.ATHAR_TSA_URL = tsa.url
-    settings.ATHAR_CHECKPOINT_KEY = (
-        Ed25519PrivateKey.generate()
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
-    )
     for n in range(5):
         audit.record(None, "test.event", n=n)
     return tsa
