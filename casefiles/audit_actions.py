@@ -36,6 +36,7 @@ ACTIONS: dict[str, str | Promise] = {
     "audit.checkpoint": _("Audit checkpoint signed"),
     "audit.signing_key_added": _("Signing key first used"),
     "audit.signing_key_rotated": _("Signing key rotated"),
+    "audit.cosignature_added": _("Checkpoint cosigned by a witness"),
     "audit.bind_existing": _("Existing records bound into the audit chain"),
     "audit.guard_missing": _("Database guard found missing"),
     "user.deactivate": _("Account deactivated"),

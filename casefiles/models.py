@@ -256,6 +256,35 @@ class SigningKey(models.Model):
         return self.retired_at is None
 
 
+class Cosignature(models.Model):
+    """A witness's cosignature of a checkpoint (C2SP tlog-cosignature, see
+    ``casefiles.cosignatures``): verified against the witness's known key
+    (``ATHAR_WITNESS_KEYS``) before it is stored, and published with the checkpoint."""
+
+    checkpoint = models.ForeignKey(
+        AuditCheckpoint, on_delete=models.PROTECT, related_name="cosignatures"
+    )
+    witness = models.CharField(max_length=200)
+    # checkpoints.fingerprint() of the witness's public key.
+    key_fingerprint = models.CharField(max_length=64)
+    time = models.BigIntegerField()  # POSIX seconds, as signed
+    line = models.TextField()  # the signature line, exactly as the witness gave it
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["checkpoint", "witness"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["checkpoint", "key_fingerprint"], name="one_cosignature_per_witness_key"
+            )
+        ]
+        verbose_name = _("cosignature")
+        verbose_name_plural = _("cosignatures")
+
+    def __str__(self) -> str:
+        return f"{self.witness} · {self.checkpoint}"
+
+
 class GrantRequest(models.Model):
     """A grant or change of case access that needs a second admin's approval.
 

@@ -2,6 +2,7 @@
 
 import hashlib
 
+import django.db.models.deletion
 from cryptography.hazmat.primitives import serialization
 from django.db import migrations, models
 
@@ -52,6 +53,41 @@ class Migration(migrations.Migration):
                 "verbose_name": "signing key",
                 "verbose_name_plural": "signing keys",
                 "ordering": ["-first_used_at", "-pk"],
+            },
+        ),
+        migrations.CreateModel(
+            name="Cosignature",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("witness", models.CharField(max_length=200)),
+                ("key_fingerprint", models.CharField(max_length=64)),
+                ("time", models.BigIntegerField()),
+                ("line", models.TextField()),
+                ("added_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "checkpoint",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="cosignatures",
+                        to="casefiles.auditcheckpoint",
+                    ),
+                ),
+            ],
+            options={
+                "verbose_name": "cosignature",
+                "verbose_name_plural": "cosignatures",
+                "ordering": ["checkpoint", "witness"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("checkpoint", "key_fingerprint"),
+                        name="one_cosignature_per_witness_key",
+                    )
+                ],
             },
         ),
         migrations.RunPython(list_keys_of_earlier_checkpoints, migrations.RunPython.noop),

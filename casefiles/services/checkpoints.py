@@ -188,6 +188,42 @@ def signing_keys_listing() -> dict:
     }
 
 
+def consistency_between(old_size: int, new_size: int | None = None) -> dict:
+    """The consistency proof from the stored checkpoint of ``old_size`` to that of
+    ``new_size`` (default: the newest), for a witness who cosigned the first:
+    ``{"from": {"size", "root"}, "to": {"size", "root"}, "proof": [hex, ...]}``.
+    ValidationError if either size is not a stored checkpoint, if they are in the wrong
+    order, or if the log no longer has the roots they signed."""
+    if new_size is None:
+        newest = AuditCheckpoint.objects.order_by("-size").first()
+        new_size = newest.size if newest is not None else 0
+    rows = {r.size: r for r in AuditCheckpoint.objects.filter(size__in=[old_size, new_size])}
+    for size in (old_size, new_size):
+        if size not in rows:
+            stored = list(
+                AuditCheckpoint.objects.order_by("-size").values_list("size", flat=True)[:5]
+            )
+            raise ValidationError(
+                _("No checkpoint of size %(size)s is stored (the newest: %(stored)s).")
+                % {"size": size, "stored": ", ".join(map(str, stored)) or _("none")}
+            )
+    if old_size > new_size:
+        raise ValidationError(_("--from must not be larger than --to."))
+    leaves = checkpoints.stored_leaves()
+    for size in (old_size, new_size):
+        if len(leaves) < size or checkpoints.root_of(leaves[:size])[1].hex() != rows[size].root:
+            raise ValidationError(
+                _("The audit log no longer matches checkpoint %(size)s: run verify_audit.")
+                % {"size": size}
+            )
+    proof = checkpoints.consistency_proof(leaves, old_size, new_size)
+    return {
+        "from": {"size": old_size, "root": rows[old_size].root},
+        "to": {"size": new_size, "root": rows[new_size].root},
+        "proof": [p.hex() for p in proof],
+    }
+
+
 class BrokenChain(Exception):
     """The audit chain does not verify: no checkpoint is signed over it."""
 
