@@ -309,8 +309,17 @@ if PRODUCTION and not ATHAR_CHECKPOINT_KEY:
 ATHAR_CHECKPOINT_EVERY_MINUTES = env.integer("ATHAR_CHECKPOINT_EVERY_MINUTES", 60, minimum=1)
 ATHAR_CHECKPOINT_MAX_AGE_MINUTES = env.integer("ATHAR_CHECKPOINT_MAX_AGE_MINUTES", 120, minimum=1)
 ATHAR_CHECKPOINT_KEY_FILE = DATA_DIR / "checkpoint_key.pem"
-# Optional RFC 3161 timestamp authority asked to timestamp each checkpoint.
+# Optional RFC 3161 timestamp authority asked to timestamp each checkpoint, and the PEM
+# file of its CA chain that every reply is verified against on receipt (required with it).
 ATHAR_TSA_URL = env.text("ATHAR_TSA_URL", "")
+ATHAR_TSA_CERTIFICATES = env.text("ATHAR_TSA_CERTIFICATES", "")
+if ATHAR_TSA_URL and not ATHAR_TSA_CERTIFICATES:
+    raise ImproperlyConfigured(
+        "ATHAR_TSA_URL needs ATHAR_TSA_CERTIFICATES: a PEM file of the authority's CA chain."
+    )
+# Witnesses whose cosignatures of checkpoints Athar accepts: a file of lines
+# "name path-to-public-key.pem" (docs/audit-checkpoints.md, "Witnesses").
+ATHAR_WITNESS_KEYS = env.text("ATHAR_WITNESS_KEYS", "")
 
 # Internationalisation -----------------------------------------------------------
 LANGUAGE_CODE = "en"

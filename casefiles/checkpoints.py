@@ -208,6 +208,22 @@ def public_pem(key: Ed25519PublicKey) -> str:
     ).decode()
 
 
+# The one definition of a key's fingerprint, everywhere Athar shows one (pages, commands,
+# packages, docs): the lower-case hex SHA-256 of the key's DER SubjectPublicKeyInfo.
+# Anyone can recompute it from the PEM with this command (its first field).
+FINGERPRINT_COMMAND = "openssl pkey -pubin -in public-key.pem -outform DER | sha256sum"
+
+
+def fingerprint(public_key: Ed25519PublicKey | str) -> str:
+    """SHA-256 (lower-case hex) of the DER SubjectPublicKeyInfo of ``public_key`` (a key
+    or its PEM): exactly the first field that ``FINGERPRINT_COMMAND`` prints."""
+    key = load_public_key(public_key) if isinstance(public_key, str) else public_key
+    der = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return hashlib.sha256(der).hexdigest()
+
+
 def load_public_key(pem: str) -> Ed25519PublicKey:
     key = serialization.load_pem_public_key(pem.encode())
     if not isinstance(key, Ed25519PublicKey):
@@ -258,8 +274,15 @@ def stored_leaves() -> list[bytes]:
     return [bytes.fromhex(h) for h in rows.iterator(chunk_size=10_000)]
 
 
+def cosignature_lines(row) -> list[str]:
+    """The witnesses' cosignature lines of a checkpoint row, sorted (one query)."""
+    return sorted(row.cosignatures.values_list("line", flat=True))
+
+
 def bundle(row, consistency: dict | None) -> dict:
-    """The published form of a checkpoint row (JSON)."""
+    """The published form of a checkpoint row (JSON). ``cosignatures``: the sorted C2SP
+    cosignature lines of witnesses (``casefiles.cosignatures``), each without its line
+    feed; ``[]`` when none."""
     return {
         "format": "athar-audit-checkpoint/1",
         "origin": row.origin,
@@ -271,12 +294,14 @@ def bundle(row, consistency: dict | None) -> dict:
         "timestamp_reply": row.timestamp_reply or None,
         "created_at": row.created_at.isoformat(timespec="seconds"),
         "consistency_from_previous": consistency,
+        "cosignatures": cosignature_lines(row),
     }
 
 
 def write_files(directory: Path, data: dict) -> Path:
     """Write the checkpoint where it can be published: JSON, and the files OpenSSL
-    needs (signed text, raw signature, public key, and the RFC 3161 reply if any)."""
+    needs (signed text, raw signature, public key, the RFC 3161 reply if any), and the
+    witnesses' cosignature lines, one per line, in ``checkpoint.cosig`` if any."""
     out = directory / f"checkpoint-{data['size']}"
     out.mkdir(parents=True, exist_ok=True)
     (out / "checkpoint.txt").write_bytes(data["signed_text"].encode())
@@ -284,7 +309,11 @@ def write_files(directory: Path, data: dict) -> Path:
     (out / "public-key.pem").write_text(data["public_key"])
     if data.get("timestamp_reply"):
         (out / "checkpoint.tsr").write_bytes(base64.b64decode(data["timestamp_reply"]))
-    (out / "checkpoint.json").write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    if data.get("cosignatures"):
+        lines = "".join(f"{c}\n" for c in data["cosignatures"])
+        (out / "checkpoint.cosig").write_text(lines, encoding="utf-8")
+    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+    (out / "checkpoint.json").write_text(text, encoding="utf-8")
     return out
 
 

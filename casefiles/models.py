@@ -228,6 +228,63 @@ class AuditCheckpoint(models.Model):
         return f"{self.origin} #{self.size}"
 
 
+class SigningKey(models.Model):
+    """An Ed25519 key the organisation has signed checkpoints and packages with: listed
+    (``/keys/``, ``/.well-known/athar-signing-keys``, ``manage.py signing_key show``) so
+    that a verifier can trust a key it got from us, not the copy inside a package. A
+    key is registered when it first signs; when ``ATHAR_CHECKPOINT_KEY`` changes, the
+    new key is registered and the old one retired, keeping its dates. At most one key
+    is current (not retired). See docs/audit-checkpoints.md."""
+
+    public_key = models.TextField()  # SubjectPublicKeyInfo PEM
+    # checkpoints.fingerprint(): SHA-256 (hex) of the DER SubjectPublicKeyInfo.
+    fingerprint = models.CharField(max_length=64, unique=True)
+    first_used_at = models.DateTimeField()
+    last_used_at = models.DateTimeField()
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-first_used_at", "-pk"]
+        verbose_name = _("signing key")
+        verbose_name_plural = _("signing keys")
+
+    def __str__(self) -> str:
+        return self.fingerprint
+
+    @property
+    def is_current(self) -> bool:
+        return self.retired_at is None
+
+
+class Cosignature(models.Model):
+    """A witness's cosignature of a checkpoint (C2SP tlog-cosignature, see
+    ``casefiles.cosignatures``): verified against the witness's known key
+    (``ATHAR_WITNESS_KEYS``) before it is stored, and published with the checkpoint."""
+
+    checkpoint = models.ForeignKey(
+        AuditCheckpoint, on_delete=models.PROTECT, related_name="cosignatures"
+    )
+    witness = models.CharField(max_length=200)
+    # checkpoints.fingerprint() of the witness's public key.
+    key_fingerprint = models.CharField(max_length=64)
+    time = models.BigIntegerField()  # POSIX seconds, as signed
+    line = models.TextField()  # the signature line, exactly as the witness gave it
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["checkpoint", "witness"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["checkpoint", "key_fingerprint"], name="one_cosignature_per_witness_key"
+            )
+        ]
+        verbose_name = _("cosignature")
+        verbose_name_plural = _("cosignatures")
+
+    def __str__(self) -> str:
+        return f"{self.witness} · {self.checkpoint}"
+
+
 class GrantRequest(models.Model):
     """A grant or change of case access that needs a second admin's approval.
 

@@ -1,91 +1,115 @@
 """RFC 3161 timestamps of signed checkpoints, from a configured timestamp authority.
 
 A timestamp token proves, on the word of a third party, that a checkpoint existed at a
-time: the server cannot later pretend it signed a different log earlier. Athar only asks
-for the token and keeps it; an expert verifies it with ``openssl ts -verify`` (see
-docs/audit-checkpoints.md).
+time: the server cannot later pretend it signed a different log earlier. The request
+and the reply are built and read by ``rfc3161-client`` (Trail of Bits), not by hand; a
+reply is checked on receipt (granted, for SHA-256 of exactly the signed text, with the
+request's nonce, signed by a TSA certificate that chains to ``ATHAR_TSA_CERTIFICATES``)
+and a reply that fails any of these is refused, so nothing is stored. An expert checks
+the stored token again with ``openssl ts -verify`` (see docs/audit-checkpoints.md).
 """
 
 from __future__ import annotations
 
 import hashlib
-import secrets
 import urllib.request
+from functools import cache
+from pathlib import Path
 from urllib.parse import urlsplit
 
+from cryptography import x509
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from rfc3161_client import (
+    HashAlgorithm,
+    PKIStatus,
+    TimestampRequestBuilder,
+    TimeStampResponse,
+    VerificationError,
+    VerifierBuilder,
+    decode_timestamp_response,
+)
 
-_SHA256_OID = bytes.fromhex("0609608648016503040201")  # 2.16.840.1.101.3.4.2.1
+SHA256_OID = x509.ObjectIdentifier("2.16.840.1.101.3.4.2.1")
 _TIMEOUT = 30
 
 
 class TimestampError(Exception):
-    pass
+    """The authority did not answer, refused, or its reply does not verify."""
 
 
-def _der(tag: int, body: bytes) -> bytes:
-    n = len(body)
-    if n < 0x80:
-        length = bytes([n])
-    else:
-        raw = n.to_bytes((n.bit_length() + 7) // 8, "big")
-        length = bytes([0x80 | len(raw)]) + raw
-    return bytes([tag]) + length + body
-
-
-def _der_int(value: int) -> bytes:
-    raw = value.to_bytes(value.bit_length() // 8 + 1, "big", signed=False)
-    return _der(0x02, raw)
-
-
-def timestamp_query(data: bytes, nonce: int) -> bytes:
-    """A DER TimeStampReq (RFC 3161 §2.4.1) for SHA-256(data), asking for the TSA's
-    certificate in the reply."""
-    algorithm = _der(0x30, _SHA256_OID + b"\x05\x00")
-    imprint = _der(0x30, algorithm + _der(0x04, hashlib.sha256(data).digest()))
-    return _der(0x30, _der_int(1) + imprint + _der_int(nonce) + b"\x01\x01\xff")
-
-
-def _read(buf: bytes, at: int) -> tuple[int, int, int]:
-    """(tag, start of body, end of body) of the DER element at ``at``."""
-    tag, first = buf[at], buf[at + 1]
-    at += 2
-    if first & 0x80:
-        size = first & 0x7F
-        length = int.from_bytes(buf[at : at + size], "big")
-        at += size
-    else:
-        length = first
-    if at + length > len(buf):
-        raise TimestampError("truncated reply")
-    return tag, at, at + length
-
-
-def granted_token(reply: bytes) -> bytes:
-    """The TimeStampToken of a TimeStampResp whose status is granted, else an error."""
+@cache
+def _certificates(path: str) -> tuple[x509.Certificate, ...]:
     try:
-        tag, start, end = _read(reply, 0)
-        status_tag, s_start, s_end = _read(reply, start)
-        int_tag, i_start, i_end = _read(reply, s_start)
-    except (IndexError, TimestampError) as exc:
+        found = x509.load_pem_x509_certificates(Path(path).read_bytes())
+    except (OSError, ValueError) as exc:
+        raise ImproperlyConfigured(
+            f"ATHAR_TSA_CERTIFICATES ({path}) must be a PEM file of the timestamp "
+            f"authority's certificates: {exc}"
+        ) from exc
+    return tuple(found)
+
+
+def trusted_certificates() -> tuple[x509.Certificate, ...]:
+    """The certificates a reply must chain to (``ATHAR_TSA_CERTIFICATES``, a PEM file
+    of the TSA's CA chain, as the TSA publishes it)."""
+    if not settings.ATHAR_TSA_CERTIFICATES:
+        raise ImproperlyConfigured(
+            "ATHAR_TSA_URL is set but ATHAR_TSA_CERTIFICATES is not: Athar checks every "
+            "timestamp against the authority's certificates (a PEM file of its CA chain)."
+        )
+    return _certificates(str(settings.ATHAR_TSA_CERTIFICATES))
+
+
+def check_reply(
+    reply: bytes,
+    data: bytes,
+    *,
+    nonce: int | None,
+    certificates: tuple[x509.Certificate, ...] | None = None,
+) -> TimeStampResponse:
+    """The decoded reply if it is a granted timestamp of SHA-256(``data``) with this
+    ``nonce``, signed by a TSA certificate for time stamping that chains to
+    ``certificates`` (by default the configured ones); else TimestampError saying why."""
+    roots = trusted_certificates() if certificates is None else certificates
+    try:
+        response = decode_timestamp_response(reply)
+    except ValueError as exc:
         raise TimestampError(f"unreadable reply from the timestamp authority ({exc})") from exc
-    if (tag, status_tag, int_tag) != (0x30, 0x30, 0x02):
-        raise TimestampError("the reply is not a TimeStampResp")
-    status = int.from_bytes(reply[i_start:i_end], "big")
-    if status not in (0, 1) or s_end >= end:  # granted, grantedWithMods; token follows
-        raise TimestampError(f"the timestamp authority refused (status {status})")
-    return reply[s_end:end]
+    if response.status not in (PKIStatus.GRANTED, PKIStatus.GRANTED_WITH_MODS):
+        said = "; ".join(response.status_string) or "no reason given"
+        raise TimestampError(f"the timestamp authority refused (status {response.status}: {said})")
+    imprint = response.tst_info.message_imprint
+    if imprint.hash_algorithm != SHA256_OID or imprint.message != hashlib.sha256(data).digest():
+        raise TimestampError("the timestamp is not for SHA-256 of this checkpoint's text")
+    if nonce is not None and response.tst_info.nonce != nonce:
+        raise TimestampError("the timestamp's nonce is not the one asked for (a replayed reply?)")
+    builder = VerifierBuilder(nonce=nonce)
+    for certificate in roots:
+        builder = builder.add_root_certificate(certificate)
+    try:
+        builder.build().verify_message(response, data)
+    except (VerificationError, ValueError) as exc:
+        raise TimestampError(
+            f"the timestamp does not verify against ATHAR_TSA_CERTIFICATES ({exc})"
+        ) from exc
+    return response
 
 
 def request_timestamp(url: str, data: bytes) -> bytes:
-    """Ask the TSA at ``url`` to timestamp ``data``; returns the whole DER reply."""
+    """Ask the TSA at ``url`` to timestamp SHA-256(``data``); returns the whole DER reply
+    once it verifies (``check_reply``). Raises TimestampError (or OSError when the
+    authority does not answer); nothing is to be stored then."""
     if urlsplit(url).scheme not in {"http", "https"}:
         raise ImproperlyConfigured("ATHAR_TSA_URL must be an http(s) URL.")
-    query = timestamp_query(data, secrets.randbits(63))
+    certificates = trusted_certificates()
+    query = (
+        TimestampRequestBuilder().data(data).hash_algorithm(HashAlgorithm.SHA256).build()
+    )  # with a random nonce, asking for the TSA's certificate in the reply
     request = urllib.request.Request(  # noqa: S310 (scheme checked above)
-        url, data=query, headers={"Content-Type": "application/timestamp-query"}
+        url, data=query.as_bytes(), headers={"Content-Type": "application/timestamp-query"}
     )
     with urllib.request.urlopen(request, timeout=_TIMEOUT) as response:  # noqa: S310
         reply: bytes = response.read()
-    granted_token(reply)
+    check_reply(reply, data, nonce=query.nonce, certificates=certificates)
     return reply

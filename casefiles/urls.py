@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
 from django.views.i18n import set_language
 
-from . import access_views, converters, views  # noqa: F401  (converters: "text")
+from . import access_views, converters, key_views, views  # noqa: F401  (converters: "text")
 
 app_patterns = (
     [
@@ -53,5 +53,8 @@ urlpatterns = [
         access_views.grant_decide,
         name="grant_decide",
     ),
+    path("keys/", key_views.signing_keys, name="signing_keys"),
+    # Public: a verifier fetches the keys to trust from here, not from a package.
+    path(key_views.WELL_KNOWN_PATH, key_views.signing_keys_well_known, name="signing_keys_json"),
     path("", include(app_patterns)),
 ]

@@ -196,3 +196,10 @@ def test_the_served_entry_points_default_to_production(tmp_path, entry):
         text=True,
     )
     assert asked.stdout.strip() == "DEBUG True False", asked.stderr  # asked for: development
+
+
+def test_a_timestamp_authority_without_its_certificates_refuses_to_start(tmp_path):
+    env = _production_env(tmp_path, ATHAR_TSA_URL="http://127.0.0.1:9/")
+    result = run_manage(env, "check", check=False)
+    assert result.returncode != 0
+    assert "ATHAR_TSA_CERTIFICATES" in result.stderr

@@ -28,6 +28,8 @@ PUBLIC = {
     "js-i18n-catalog",
     # A redirect to the static icon, which browsers ask for before anyone signs in.
     "favicon",
+    # The organisation's public signing keys, for verifiers (tests/casefiles/test_signing_keys.py).
+    "signing_keys_json",
 }
 _CONVERTER = re.compile(r"<(?:(?P<conv>\w+):)?(?P<name>\w+)>")
 _GROUP = re.compile(r"\(\?P<(?P<name>\w+)>(?P<body>[^()]*)\)")

@@ -64,10 +64,13 @@ def test_a_build_asks_the_same_queries_whatever_the_number_of_testimonies(world,
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
+    from casefiles.services import register_signing_key
     from disclosure.services import building
     from people import services as people_services
 
     from .conftest import approve
+
+    register_signing_key()  # the key's first use (listed, audited) is once, not per build
 
     def built(name):
         package = services.request_package(

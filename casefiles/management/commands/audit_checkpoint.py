@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from casefiles import services
@@ -30,6 +30,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc), returncode=1) from exc
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
+        except ImproperlyConfigured as exc:  # a retired signing key: nothing was signed
+            raise CommandError(str(exc)) from exc
         except (TimestampError, OSError) as exc:  # nothing was stored
             raise CommandError(f"timestamp authority at {settings.ATHAR_TSA_URL}: {exc}") from exc
         self.stdout.write(f"checkpoint {row.origin} size {row.size} root {row.root}")
