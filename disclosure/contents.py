@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import product
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db.models import Max, Q, QuerySet
@@ -174,7 +174,7 @@ class Protected:
         self.by_code = {person.code.upper(): pk for pk, (person, _w) in self.people.items()}
         self.exact: dict[str, set[object]] = {}
         self.keys: dict[str, set[object]] = {}
-        pks = list(self.people)
+        pks: list[Any] = list(self.people)
         for model, into in ((NameDigest, self.exact), (NameKey, self.keys)):
             for pk, d in model.objects.filter(person__in=pks).values_list("person_id", "digest"):
                 into.setdefault(d, set()).add(pk)

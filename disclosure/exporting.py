@@ -582,8 +582,12 @@ def withheld_details(
         if entry.seq in out:
             continue
         text = texts[entry.seq]
-        for values, marker in ((looked_for, WITHHELD_DETAILS), (shielded_for, WITHHELD_SHIELDED)):
-            refs = [ref for ref, vs in sorted(values.items()) if any(v in text for v in vs)]
+        rules: tuple[tuple[dict[str, list[str]], str], ...] = (
+            (looked_for, WITHHELD_DETAILS),
+            (shielded_for, WITHHELD_SHIELDED),
+        )
+        for wanted, marker in rules:
+            refs = [ref for ref, vs in sorted(wanted.items()) if any(v in text for v in vs)]
             if refs:
                 out[entry.seq] = marker.format(refs=", ".join(refs))
                 break
@@ -639,8 +643,8 @@ class _Records:
             Q(item__in=item_pks) | Q(testimony__in=testimony_pks)
         )
         custody = CustodyEvent.objects.filter(item__in=item_pks)
-        self.rows = {
-            TestimonyVersion._meta.db_table: {},
+        self.rows: dict[str, set[str]] = {
+            TestimonyVersion._meta.db_table: set(),
             ReviewDecision._meta.db_table: {
                 str(pk) for pk in decisions.values_list("pk", flat=True)
             },
@@ -700,7 +704,7 @@ def outside_records(
     # Another item's name or path on the medium, as a whole string of the details.
     strings = {s for e in entries for s in _strings(e.details) if 3 < len(s) <= 1000}
     if strings:
-        case_id = entries[0].case_id
+        case_id = entries[0].case_id or 0  # entries of no case are withheld before
         others = EvidenceItem.objects.filter(case_id=case_id).exclude(pk__in=[i.pk for i in items])
         names = set()
         chunk = sorted(strings)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -85,7 +86,7 @@ class ApproveForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
     )
 
-    def __init__(self, *args: Any, flagged: list[tuple[str, str, str]] = (), **kwargs: Any):
+    def __init__(self, *args: Any, flagged: Sequence[tuple[str, str, str]] = (), **kwargs: Any):
         """``flagged``: (item reference, field, what the preview says of it) of each whole
         item's field that names a protected person: a box to keep it, and its reason."""
         super().__init__(*args, **kwargs)
