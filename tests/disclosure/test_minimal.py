@@ -283,3 +283,12 @@ def test_the_preview_warns_where_an_item_ties_a_protected_witness_to_a_named_one
         world.photos[1].reference in w and world.critical.code in w and world.standard.code in w
         for w in warnings
     ), warnings
+
+
+def test_the_preview_names_the_person_only_to_who_may_reveal_them(client, world, named):
+    """The lawyer who asked may not reveal a Critical witness: the preview says the path
+    names a protected person, not whom (with the path, her code would be her name)."""
+    client.force_login(world.cast.lawyer)
+    page = client.get(named.package.get_absolute_url()).content.decode()
+    assert f"{named.item.reference}: its path on the medium names a protected person" in page
+    assert f"names {world.critical.code}" not in page
