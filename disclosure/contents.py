@@ -8,20 +8,27 @@ and the build (which checks them again): ``review``.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from itertools import product
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.db.models import Max, QuerySet
+from django.db.models import Max, Q, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from evidence.models import EvidenceItem, Identification
 from legal.models import ElementLink, Stance
 from legal.services.bulk import targets
-from people.models import Consent, ConsentScope, Person, Testimony
+from people.arabic import normalise
+from people.crypto import blind_index
+from people.models import CODE_PREFIXES, Consent, ConsentScope, NameDigest, Person, Testimony
 from people.protection import withheld_testimonies
 from people.services import consent_in_force
+from search.models import NameKey
+from search.names import part_keys
+from search.names_index import digest as name_key
 
 from .models import NAMEABLE_FIELDS, Package, Redaction
 
@@ -50,6 +57,182 @@ def parse_chosen(text: str) -> list[str]:
     return list(dict.fromkeys(refs))
 
 
+# A whole item's fields that could name who it shows, who gave it or whose it was (a
+# folder named after a family, a phone's owner in the medium's description): each is
+# checked against the case's protected people, by the blind indexes of their names and
+# by their codes. A field that names one is withheld (``exporting.WITHHELD_PROTECTED``)
+# unless the approver keeps it, with a reason. "exif" is the original's own EXIF text
+# (make, model, software): it goes inside the file, byte for byte, so it cannot be
+# withheld: the approval needs it kept, with a reason, or the item out of the selection.
+CHECKED_FIELDS = {
+    "title": gettext_lazy("title"),
+    "original_filename": gettext_lazy("file name"),
+    "original_path": gettext_lazy("path on the medium"),
+    "camera": gettext_lazy("camera"),
+    "medium": gettext_lazy("medium"),
+    "acquisition_method": gettext_lazy("acquisition method"),
+    "exif": gettext_lazy("the file's own EXIF text"),
+}
+EXIF = "exif"
+_EXIF_NOT_TEXT = ("DateTime", "Offset", "GPS", "Orientation")
+_TOKEN = re.compile(r"[^\W_]+")
+# Particles of names, never a name on their own: "al" or "Abu" meets half the case.
+_PARTICLES = frozenset(
+    "al el ul ad ar as at az an ash abu abo umm um bin ibn bint abd abdel abdul "
+    "ال ابو ام بن بنت ابن عبد".split()
+)
+_PREFIXES = "".join(sorted(set(CODE_PREFIXES.values())))
+_CODE = re.compile(rf"(?<![A-Za-z0-9])([{_PREFIXES}])-(\d{{4,}})(?!\d)", re.IGNORECASE)
+MAX_NGRAM = 4
+
+
+@dataclass(frozen=True)
+class FieldMatch:
+    """A field of a whole item that names a protected person (``by`` "name" or "code")."""
+
+    field: str
+    person: object  # the person's pk
+    code: str
+    why: str
+    by: str
+
+    @property
+    def label(self) -> str:
+        return str(CHECKED_FIELDS[self.field])
+
+    @property
+    def key(self) -> str:
+        return self.field
+
+
+def checked_values(item: EvidenceItem) -> dict[str, list[str]]:
+    """The text of each of ``CHECKED_FIELDS`` of an item, as stored."""
+    p = getattr(item, "provenance", None)
+    exif = []
+    if p is not None:
+        for name, value in sorted((p.metadata or {}).items()):
+            if isinstance(value, str) and not name.startswith(_EXIF_NOT_TEXT):
+                exif.append(value)
+    return {
+        "title": [item.title],
+        "original_filename": [item.original_filename],
+        "original_path": [item.original_path],
+        "camera": [p.camera_make, p.camera_model] if p else [],
+        "medium": [p.medium, p.medium_serial] if p else [],
+        "acquisition_method": [p.method] if p else [],
+        EXIF: exif,
+    }
+
+
+def _ngrams(tokens: list[str]) -> Iterator[str]:
+    """Runs of up to ``MAX_NGRAM`` tokens, joined by a space or a hyphen as a name is."""
+    for n in range(1, MAX_NGRAM + 1):
+        for i in range(len(tokens) - n + 1):
+            gram = tokens[i : i + n]
+            if any(t.isdigit() for t in gram):
+                continue
+            for seps in product((" ", "-"), repeat=n - 1):
+                yield "".join(t + s for t, s in zip(gram, (*seps, ""), strict=True))
+
+
+def text_digests(text: str) -> tuple[set[str], set[str]]:
+    """What a text is looked up by: the exact-name digests (``people.crypto.blind_index``)
+    of its normalised tokens and token runs, and the name-key digests (search's
+    ``w:`` word and ``k:`` Latin key of each token that could be a part of a name)."""
+    tokens = _TOKEN.findall(normalise(text))
+    exact = {d for d in map(blind_index, _ngrams(tokens)) if d}
+    keys: set[str] = set()
+    for token in tokens:
+        if token.isdigit() or token in _PARTICLES or len(token) < 3:
+            continue
+        keys.add(name_key("w:" + token))
+        if len(token) >= 4:
+            for found in part_keys(token):
+                keys.update(name_key("k:" + k) for k in found)
+    return exact, keys
+
+
+class Protected:
+    """The case's people whose names and codes a package must not give away: under High
+    or Critical protection, or whose consent does not cover the purpose (for sharing, the
+    recipient); with the digests of their names, read once (four queries)."""
+
+    def __init__(self, case: Case, purpose: str, recipient: str, consents: Consents) -> None:
+        people = Person.objects.filter(Q(case=case) | Q(case_roles__case=case)).distinct()
+        self.people: dict[object, tuple[Person, str]] = {}
+        self.refused: set[object] = set()  # whose consent does not cover the purpose
+        for person in people.order_by("code"):
+            if consents.refusal(person, purpose, recipient):
+                self.refused.add(person.pk)
+            if person.protection_level != Person.Protection.STANDARD:
+                why = _("%(level)s protection") % {"level": person.get_protection_level_display()}
+            elif refusal := consents.refusal(person, purpose, recipient):
+                why = refusal
+            else:
+                continue
+            self.people[person.pk] = (person, why)
+        self.by_code = {person.code.upper(): pk for pk, (person, _w) in self.people.items()}
+        self.exact: dict[str, set[object]] = {}
+        self.keys: dict[str, set[object]] = {}
+        pks: list[Any] = list(self.people)
+        for model, into in ((NameDigest, self.exact), (NameKey, self.keys)):
+            for pk, d in model.objects.filter(person__in=pks).values_list("person_id", "digest"):
+                into.setdefault(d, set()).add(pk)
+        self._seen: dict[str, list[tuple[object, str]]] = {}
+
+    def unconsented(self, pk: object) -> bool:
+        """Under High or Critical protection, and no consent for the purpose: the
+        package names them by no code (``exporting.NEUTRAL``)."""
+        person = self.people[pk][0] if pk in self.people else None
+        return (
+            person is not None
+            and pk in self.refused
+            and (person.protection_level != Person.Protection.STANDARD)
+        )
+
+    def unconsented_codes(self) -> set[str]:
+        return {self.people[pk][0].code.upper() for pk in self.people if self.unconsented(pk)}
+
+    def named_in(self, text: str) -> list[tuple[object, str]]:
+        """(person, "name" or "code") of each protected person ``text`` names."""
+        if not text or not self.people:
+            return []
+        if text not in self._seen:
+            exact, keys = text_digests(text)
+            found: dict[object, str] = {}
+            for d in exact:
+                found.update(dict.fromkeys(self.exact.get(d, ()), "name"))
+            for d in keys:
+                found.update(dict.fromkeys(self.keys.get(d, ()), "name"))
+            for prefix, number in _CODE.findall(text):
+                pk = self.by_code.get(f"{prefix}-{number}".upper())
+                if pk is not None:
+                    found.setdefault(pk, "code")
+            self._seen[text] = sorted(found.items(), key=lambda kv: self.people[kv[0]][0].code)
+        return self._seen[text]
+
+    def matches(self, item: EvidenceItem) -> list[FieldMatch]:
+        """Each field of ``item`` that names a protected person, and whom."""
+        out: dict[tuple[str, object], FieldMatch] = {}
+        for name, texts in checked_values(item).items():
+            for text in texts:
+                for pk, by in self.named_in(text):
+                    person, why = self.people[pk]
+                    key = (name, pk)
+                    if key not in out or (by == "name" and out[key].by == "code"):
+                        out[key] = FieldMatch(name, pk, person.code, why, by)
+        return [
+            out[k]
+            for k in sorted(out, key=lambda k: (list(CHECKED_FIELDS).index(k[0]), out[k].code))
+        ]
+
+
+def shielded(matches: Iterable[FieldMatch], kept: Iterable[str] = ()) -> list[str]:
+    """The row fields withheld: those a match names, but the EXIF text and those kept."""
+    kept = set(kept)
+    return sorted({m.field for m in matches if m.field != EXIF and m.field not in kept})
+
+
 @dataclass
 class Line:
     """One record of the selection and what happens to it."""
@@ -60,6 +243,11 @@ class Line:
     reason: str = ""  # why it is left out ("" when it goes in)
     redaction: int | None = None  # the redacted copy that goes in instead of the original
     redactions: list[str] = field(default_factory=list)  # what is replaced, and why
+    # A whole item's identifying fields that name a protected person (by name or code):
+    # withheld unless the approver keeps them, with a reason.
+    matches: list[FieldMatch] = field(default_factory=list)
+    # The protected people a redaction hides, for the preview only (never in the package).
+    codes: list[str] = field(default_factory=list)
 
 
 # What a package leaves out, by why: the package's page and `disclosure request` head
@@ -75,6 +263,13 @@ class Review:
     included: list[Line] = field(default_factory=list)
     not_approved: list[Line] = field(default_factory=list)
     refused: list[Line] = field(default_factory=list)
+    # Where the package's own content ties a protected person to one it names.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def matches(self) -> list[tuple[Line, FieldMatch]]:
+        """Each whole item's field that names a protected person."""
+        return [(line, m) for line in self.items for m in line.matches]
 
     @property
     def left_out(self) -> list[tuple[str, str, list[Line]]]:
@@ -191,21 +386,85 @@ def selected(actor: Account, package: Package) -> tuple[list[EvidenceItem], list
         testimonies = testimonies.filter(
             pk__in=links.filter(testimony__isnull=False).values("testimony")
         )
-    items = items.select_related("case", "source_person", "testimony__witness").order_by("pk")
+    items = items.select_related(
+        "case", "provenance", "source_person", "testimony__witness"
+    ).order_by("pk")
     testimonies = testimonies.select_related("case", "witness").order_by("pk")
     return list(items), list(testimonies)
 
 
-def _protected_in(items: list[EvidenceItem]) -> dict[int, list[Person]]:
+def _identifications(items: list[EvidenceItem]) -> dict[int, list[Identification]]:
+    """Per item, who was identified in it and by whom (one query)."""
+    found: dict[int, list[Identification]] = {}
+    rows = Identification.objects.filter(item__in=[i.pk for i in items])
+    for row in rows.select_related("identified", "witness").order_by("pk"):
+        found.setdefault(row.item_id, []).append(row)
+    return found
+
+
+def _protected_in(identified: dict[int, list[Identification]]) -> dict[int, list[Person]]:
     """Per item, the people under High or Critical protection identified in it."""
     found: dict[int, list[Person]] = {}
-    rows = Identification.objects.filter(item__in=[i.pk for i in items]).select_related(
-        "identified"
-    )
-    for row in rows:
-        if row.identified.protection_level != Person.Protection.STANDARD:
-            found.setdefault(row.item_id, []).append(row.identified)
+    for item_id, rows in identified.items():
+        for row in rows:
+            if row.identified.protection_level != Person.Protection.STANDARD:
+                found.setdefault(item_id, []).append(row.identified)
     return found
+
+
+def _linkage(
+    package: Package,
+    out: Review,
+    items: dict[int, EvidenceItem],
+    identified: dict[int, list[Identification]],
+    testimonies: dict[int, Testimony],
+    consents: Consents,
+) -> list[str]:
+    """Where the package ties a protected person (High or Critical, given by code) to a
+    person it gives by name: through one item (its source, the witness of the statement
+    it is attached to, who is identified in it and who identified them), or through a
+    kept field that names them. Whoever knows the named person can often find the other:
+    a brother, a neighbour, the owner of the phone. Names count as the request asks for
+    them (the approver may allow fewer)."""
+    asked = package.allowed_fields if package.decided_by_id else package.named_fields
+    probe = Package(case=package.case, purpose=package.purpose, recipient=package.recipient)
+    probe.named_fields = probe.allowed_fields = list(asked)
+    warnings = []
+    for line in out.items:
+        item = items[line.pk]
+        people = [item.source_person]
+        if item.testimony is not None:
+            people.append(item.testimony.witness)
+        for row in identified.get(item.pk, []):
+            people += [row.identified, row.witness]
+        known = {p.pk: p for p in people if p is not None}
+        protected = sorted(
+            p.code for p in known.values() if p.protection_level != Person.Protection.STANDARD
+        )
+        named = sorted(p.code for p in known.values() if named_fields(probe, p, consents))
+        if protected and named:
+            warnings.append(
+                _(
+                    "%(ref)s ties %(protected)s (under protection) to %(named)s, given by "
+                    "name in this package: whoever knows %(named)s may find %(protected)s."
+                )
+                % {"ref": line.ref, "protected": ", ".join(protected), "named": ", ".join(named)}
+            )
+    spoken = {
+        testimonies[line.pk].witness.code
+        for line in out.testimonies
+        if testimonies[line.pk].witness.protection_level != Person.Protection.STANDARD
+    }
+    for line, match in out.matches:
+        if match.code in spoken:
+            warnings.append(
+                _(
+                    "%(ref)s: its %(field)s names %(code)s, whose statement goes in: kept, it "
+                    "puts a name to the statement."
+                )
+                % {"ref": line.ref, "field": match.label, "code": match.code}
+            )
+    return warnings
 
 
 def latest_redactions(items: list[EvidenceItem]) -> dict[int, Redaction]:
@@ -222,8 +481,10 @@ def review(actor: Account, package: Package) -> Review:
     consents = Consents(case)
     unread = set(withheld_testimonies(actor, case).values_list("pk", flat=True))
     out = Review()
-    protected = _protected_in(items)
+    identified = _identifications(items)
+    protected = _protected_in(identified)
     redactions = latest_redactions(items) if protected else {}
+    shield = Protected(case, purpose, recipient, consents) if items else None
     for item in items:
         line = Line("item", item.pk, item.reference)
         if item.testimony_id in unread:
@@ -244,30 +505,31 @@ def review(actor: Account, package: Package) -> Review:
                 continue
         shown = [p for p in protected.get(item.pk, []) if consents.refusal(p, purpose, recipient)]
         if shown:
-            codes = ", ".join(sorted({p.code for p in shown}))
+            # The package says "a protected person", never the code: with a statement or
+            # another package that gives it, the code would say who the copy hides. The
+            # preview shows the codes beside (``line.codes``).
+            line.codes = sorted({p.code for p in shown})
             redaction = redactions.get(item.pk)
             if redaction is None:
                 line.reason = _(
-                    "Shows %(codes)s, under protection and without consent for this purpose: "
-                    "only a redacted copy may go, and none has been drawn."
-                ) % {"codes": codes}
+                    "Shows a protected person without consent for this purpose: only a "
+                    "redacted copy may go, and none has been drawn."
+                )
                 out.refused.append(line)
                 continue
             line.redaction = redaction.pk
             line.redactions.append(
                 _(
                     "Redacted copy by %(who)s (%(n)d regions) instead of the original: shows "
-                    "%(codes)s, under protection and without consent for this purpose"
+                    "a protected person without consent for this purpose"
                 )
-                % {
-                    "who": redaction.made_by.get_username(),
-                    "n": len(redaction.regions),
-                    "codes": codes,
-                }
+                % {"who": redaction.made_by.get_username(), "n": len(redaction.regions)}
             )
         if item.source_person is not None:
             note = _pseudonym_note(package, item.source_person, _("Source"), consents)
             line.redactions.append(note)
+        if line.redaction is None and shield is not None:
+            line.matches = shield.matches(item)
         out.included.append(line)
     for testimony in testimonies:
         line = Line("testimony", testimony.pk, testimony_ref(testimony))
@@ -287,4 +549,12 @@ def review(actor: Account, package: Package) -> Review:
             continue
         line.redactions.append(_pseudonym_note(package, testimony.witness, _("Witness"), consents))
         out.included.append(line)
+    out.warnings = _linkage(
+        package,
+        out,
+        {i.pk: i for i in items},
+        identified,
+        {t.pk: t for t in testimonies},
+        consents,
+    )
     return out

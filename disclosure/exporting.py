@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -25,7 +26,17 @@ from evidence.models import CustodyEvent, EvidenceItem
 from legal.models import ElementLink, ReviewDecision
 from people.models import Person, Testimony, TestimonyVersion
 
-from .contents import Consents, named_fields, testimony_ref
+from .contents import (
+    CHECKED_FIELDS,
+    EXIF,
+    ITEM_REF,
+    TESTIMONY_REF,
+    Consents,
+    Protected,
+    named_fields,
+    shielded,
+    testimony_ref,
+)
 from .models import Package, Redaction
 
 if TYPE_CHECKING:
@@ -65,6 +76,26 @@ WITHHELD_DETAILS = (
 WITHHELD_NO_CASE = (
     "withheld: an entry of no one case, binding custody events of other cases too; "
     "details_sha256 is their digest, which the entry's hash covers"
+)
+# A whole item's field that names a protected person (``contents.Protected``), by name or
+# by code, goes as this unless the approver kept it with a reason (decision 0029).
+WITHHELD_PROTECTED = "withheld: it names a protected person"
+SHIELDED_FIELDS = tuple(f for f in CHECKED_FIELDS if f != EXIF)  # row fields it may hit
+# What the package says instead of the code of a High or Critical person whose consent
+# does not cover the purpose (a redaction's reason, for one).
+NEUTRAL = "a protected person"
+# Why an entry of the excerpt goes by its digest (decision 0029), beside the two above.
+WITHHELD_SHIELDED = (
+    "withheld: they name what the package withholds of {refs}, whose fields name a "
+    "protected person; details_sha256 is their digest, which the entry's hash covers"
+)
+WITHHELD_PERSON = (
+    "withheld: they name a protected person whose consent does not cover this package's "
+    "purpose; details_sha256 is their digest, which the entry's hash covers"
+)
+WITHHELD_OUTSIDE = (
+    "withheld: they name {what} not in this package; details_sha256 is their digest, "
+    "which the entry's hash covers"
 )
 ITEM_FIELDS = [
     "export_id",
@@ -166,17 +197,84 @@ def _links(kind: str, pks: Sequence[int]) -> dict[int, list[dict]]:
     return found
 
 
+_OF = "_disclosure_package"  # the package a record was read for (items_of, testimonies_of)
+
+
 def items_of(package: Package) -> list[EvidenceItem]:
     pks = package.contents.get("items", [])
     rows = EvidenceItem.objects.filter(case=package.case, pk__in=pks)
     rows = rows.select_related("original", "provenance", "source_person", "case")
-    return list(rows.order_by("pk"))
+    found = list(rows.order_by("pk"))
+    for item in found:
+        setattr(item, _OF, package)
+    return found
 
 
 def testimonies_of(package: Package) -> list[Testimony]:
     pks = package.contents.get("testimonies", [])
     rows = Testimony.objects.filter(case=package.case, pk__in=pks).select_related("witness")
-    return list(rows.order_by("pk"))
+    found = list(rows.order_by("pk"))
+    for testimony in found:
+        setattr(testimony, _OF, package)
+    return found
+
+
+def _package_of(*groups: Iterable[Any]) -> Package | None:
+    for group in groups:
+        for record in group:
+            if (package := getattr(record, _OF, None)) is not None:
+                return package
+    return None
+
+
+def protected_of(package: Package) -> Protected:
+    """The case's protected people as this package sees them (read once per package)."""
+    found = getattr(package, "_disclosure_protected", None)
+    if found is None:
+        case = package.case
+        found = Protected(case, package.purpose, package.recipient, Consents(case))
+        package._disclosure_protected = found  # type: ignore[attr-defined]
+    return found
+
+
+def shields(
+    package: Package, items: Sequence[EvidenceItem], redactions: dict[int, Redaction]
+) -> dict[int, list[str]]:
+    """Per whole item, the row fields withheld because they name a protected person: what
+    the approval froze (``contents["withheld_fields"]``), and what names one now (a
+    person registered since), but for what the approver kept (``kept_fields``)."""
+    if package.pk is None:  # one item's report, outside any package
+        return {}
+    frozen = package.contents.get("withheld_fields", {})
+    kept = package.contents.get("kept_fields", {})
+    protected = protected_of(package)
+    out = {}
+    for item in items:
+        if item.pk in redactions:
+            continue
+        fields = set(shielded(protected.matches(item), kept.get(str(item.pk), {})))
+        fields |= set(frozen.get(str(item.pk), [])) - set(kept.get(str(item.pk), {}))
+        if fields:
+            out[item.pk] = sorted(fields)
+    return out
+
+
+def shielded_values(item: EvidenceItem, fields: Iterable[str]) -> list[str]:
+    """The values of a whole item's withheld ``fields``, as text to look for elsewhere
+    (the camera's make and model apart, the file's name without its extension)."""
+    p = getattr(item, "provenance", None)
+    values = identifying(item) | {"title": item.title}
+    found = []
+    for name in fields:
+        found.append(values[name])
+        if name == "camera" and p is not None:
+            found += [p.camera_make, p.camera_model]
+        if name == "medium" and p is not None:
+            found.append(p.medium_serial)
+        if name == "original_filename":
+            stem = item.original_filename.rpartition(".")[0]
+            found.append(stem if len(stem) > 3 else "")
+    return sorted({v for v in found if v})
 
 
 def export_id(package: Package, n: int) -> str:
@@ -198,7 +296,22 @@ def redactions_of(package: Package) -> dict[int, Redaction]:
     return {r.item_id: r for r in rows if frozen.get(r.item_id) == r.pk}
 
 
-def _redaction_doc(redaction: Redaction | None) -> Any:
+def neutral_text(text: str, protected: Protected | None) -> str:
+    """``text`` with the code of each protected person whose consent does not cover the
+    purpose replaced by ``NEUTRAL``; ``WITHHELD_PROTECTED`` if it names one by name."""
+    if protected is None or not text:
+        return text
+    found = protected.named_in(text)
+    if any(by == "name" and protected.unconsented(pk) for pk, by in found):
+        return WITHHELD_PROTECTED
+    for pk, _by in found:
+        if protected.unconsented(pk):
+            code = re.escape(protected.people[pk][0].code)
+            text = re.sub(rf"(?<![A-Za-z0-9]){code}(?!\d)", NEUTRAL, text, flags=re.IGNORECASE)
+    return text
+
+
+def _redaction_doc(redaction: Redaction | None, protected: Protected | None = None) -> Any:
     if redaction is None:
         return NOT_REDACTED
     return {
@@ -208,7 +321,7 @@ def _redaction_doc(redaction: Redaction | None) -> Any:
         "regions": redaction.regions,
         "made_by": redaction.made_by.get_username(),
         "made_at": plain(redaction.made_at),
-        "reason": redaction.reason,
+        "reason": neutral_text(redaction.reason, protected),
         "tool": redaction.tool,
     }
 
@@ -260,6 +373,8 @@ def item_rows(
     consents = Consents(package.case)
     rows = []
     redactions = redactions or {}
+    shield = shields(package, items, redactions)
+    protected = protected_of(package) if package.pk is not None else None
     for n, item in enumerate(items, 1):
         p = getattr(item, "provenance", None)
         redaction = redactions.get(item.pk)
@@ -287,10 +402,11 @@ def item_rows(
             "legal_links": links.get(item.pk, []),
             "sensitivity": item.sensitivity,
             "graphic": item.is_graphic,
-            "redaction": _redaction_doc(redaction),
+            "redaction": _redaction_doc(redaction, protected),
         }
         if redaction is None:
             row.update(identifying(item))
+            row.update(dict.fromkeys(shield.get(item.pk, []), WITHHELD_PROTECTED))
         else:
             row.update(dict.fromkeys(WITHHELD_WHEN_REDACTED, WITHHELD))
             if _names_the_file(item.title, item.original_filename):
@@ -425,26 +541,184 @@ def _strings(value: Any) -> Iterator[str]:
 
 
 def withheld_details(
-    entries: Sequence[AuditEntry], items: Sequence[EvidenceItem], redactions: dict[int, Redaction]
+    entries: Sequence[AuditEntry],
+    items: Sequence[EvidenceItem],
+    redactions: dict[int, Redaction],
+    *,
+    package: Package | None = None,
+    testimonies: Sequence[Testimony] | None = None,
 ) -> dict[int, str]:
-    """``{seq: marker}`` for each entry whose details name, anywhere in them (keys too,
-    case aside), one of the ``withheld_values`` of an item that goes as a redacted copy:
-    the intake's entry (each file's path), a restated title, a medium named in a note;
-    and for each entry of no case (``WITHHELD_NO_CASE``)."""
+    """``{seq: marker}`` of each entry of the excerpt that goes by its digest alone. In
+    this order, the first that holds gives the marker:
+
+    - an entry of no case (``WITHHELD_NO_CASE``);
+    - its details name, anywhere in them (keys too, case aside), one of the
+      ``withheld_values`` of an item that goes as a redacted copy (``WITHHELD_DETAILS``),
+      or of the fields of a whole item withheld because they name a protected person
+      (``WITHHELD_SHIELDED``);
+    - they name the code of a person under High or Critical protection whose consent does
+      not cover the purpose (``WITHHELD_PERSON``);
+    - they, or the entry's target, name a record not in the package (``WITHHELD_OUTSIDE``,
+      ``outside_records``).
+
+    The package (for its purpose, recipient and testimonies) is ``package``, else the one
+    ``items_of`` / ``testimonies_of`` read the records for; without one only the first two
+    rules apply."""
     looked_for = {
         item.reference: [v.casefold() for v in withheld_values(item)]
         for item in items
         if item.pk in redactions
     }
     out = {entry.seq: WITHHELD_NO_CASE for entry in entries if entry.case_id is None}
-    if not looked_for:
-        return out
+    package = package or _package_of(items, testimonies or [], entries)
+    shielded_for: dict[str, list[str]] = {}
+    if package is not None:
+        by_pk = {item.pk: item for item in items}
+        for pk, fields in shields(package, items, redactions).items():
+            values = shielded_values(by_pk[pk], fields)
+            shielded_for[by_pk[pk].reference] = [v.casefold() for v in values]
+    texts = {e.seq: "\x00".join(_strings(e.details)).casefold() for e in entries}
     for entry in entries:
-        text = "\x00".join(_strings(entry.details)).casefold()
-        refs = [ref for ref, values in sorted(looked_for.items()) if any(v in text for v in values)]
-        if refs and entry.seq not in out:
-            out[entry.seq] = WITHHELD_DETAILS.format(refs=", ".join(refs))
+        if entry.seq in out:
+            continue
+        text = texts[entry.seq]
+        rules: tuple[tuple[dict[str, list[str]], str], ...] = (
+            (looked_for, WITHHELD_DETAILS),
+            (shielded_for, WITHHELD_SHIELDED),
+        )
+        for wanted, marker in rules:
+            refs = [ref for ref, vs in sorted(wanted.items()) if any(v in text for v in vs)]
+            if refs:
+                out[entry.seq] = marker.format(refs=", ".join(refs))
+                break
+    if package is None:
+        return out
+    if testimonies is None:
+        testimonies = testimonies_of(package)
+    codes = protected_of(package).unconsented_codes()
+    for entry in entries:
+        if entry.seq not in out and any(
+            f"{a}-{b}".upper() in codes for a, b in _CODE_IN.findall(texts[entry.seq])
+        ):
+            out[entry.seq] = WITHHELD_PERSON
+    outside = outside_records(
+        [e for e in entries if e.seq not in out], items, testimonies, redactions
+    )
+    for seq, what in outside.items():
+        out[seq] = WITHHELD_OUTSIDE.format(what=what)
     return out
+
+
+_CODE_IN = re.compile(r"(?<![a-z0-9])([a-z])-(\d{4,})(?!\d)")
+_HEX = re.compile(r"^[0-9a-f]{32,}$")
+_PACKAGE_REF = re.compile(r"pkg-\d+")
+_BOUND_OF = {
+    CUSTODY_TABLE: "custody events",
+    TestimonyVersion._meta.db_table: "statement versions",
+    ReviewDecision._meta.db_table: "review decisions",
+}
+
+
+class _Records:
+    """What belongs to a package: its items and testimonies, and their parts (custody
+    events, statement versions, review decisions, files by their hashes)."""
+
+    def __init__(
+        self,
+        items: Sequence[EvidenceItem],
+        testimonies: Sequence[Testimony],
+        redactions: dict[int, Redaction],
+    ) -> None:
+        item_pks = [i.pk for i in items]
+        testimony_pks = [t.pk for t in testimonies]
+        self.items = {str(pk) for pk in item_pks}
+        self.testimonies = {str(pk) for pk in testimony_pks}
+        self.refs = {i.reference.casefold() for i in items}
+        self.refs |= {testimony_ref(t).casefold() for t in testimonies}
+        self.hashes = {i.original.sha256 for i in items}
+        for r in redactions.values():
+            self.hashes |= {r.sha256, r.original_sha256}
+        versions = TestimonyVersion.objects.filter(testimony__in=testimony_pks)
+        decisions = ReviewDecision.objects.filter(
+            Q(item__in=item_pks) | Q(testimony__in=testimony_pks)
+        )
+        custody = CustodyEvent.objects.filter(item__in=item_pks)
+        self.rows: dict[str, set[str]] = {
+            TestimonyVersion._meta.db_table: set(),
+            ReviewDecision._meta.db_table: {
+                str(pk) for pk in decisions.values_list("pk", flat=True)
+            },
+            CUSTODY_TABLE: {str(pk) for pk in custody.values_list("pk", flat=True)},
+        }
+        version_rows = set()
+        for pk, sha256 in versions.values_list("pk", "sha256"):
+            version_rows.add(str(pk))
+            self.hashes.add(sha256)
+        self.rows[TestimonyVersion._meta.db_table] = version_rows
+
+    def outside(self, entry: AuditEntry) -> list[str]:
+        """What ``entry`` names that is not the package's, in words (sorted)."""
+        found = set()
+        kind, target = entry.target_type, entry.target_id
+        if kind == "evidence.evidenceitem" and target not in self.items:
+            found.add("items")
+        elif kind == "people.testimony" and target not in self.testimonies:
+            found.add("testimonies")
+        elif kind == "disclosure.package":
+            found.add("another package")
+        details = dict(entry.details) if isinstance(entry.details, Mapping) else entry.details
+        bound = details.pop("bound", {}) if isinstance(details, dict) else {}
+        for table, doc in (bound or {}).items():
+            rows = doc.get("rows", {}) if isinstance(doc, Mapping) else {}
+            if table not in self.rows or not set(rows) <= self.rows[table]:
+                found.add(_BOUND_OF.get(table, "records"))
+        for text in _strings(details):
+            low = text.casefold()
+            for ref in ITEM_REF.findall(text.upper()):
+                if ref.casefold() not in self.refs:
+                    found.add("items")
+            for m in TESTIMONY_REF.finditer(text.upper()):
+                if m.group(0).casefold() not in self.refs:
+                    found.add("testimonies")
+            if _PACKAGE_REF.search(low):
+                found.add("another package")
+            if _HEX.match(low) and low not in self.hashes:
+                found.add("files")
+        return sorted(found)
+
+
+def outside_records(
+    entries: Sequence[AuditEntry],
+    items: Sequence[EvidenceItem],
+    testimonies: Sequence[Testimony],
+    redactions: dict[int, Redaction],
+) -> dict[int, str]:
+    """``{seq: what}`` of the entries whose details (or target) name a record that is not
+    the package's: an item or testimony by reference or id, another package, a custody
+    event, statement version or review decision bound by their row, a file by its hash,
+    or another item's name or path on the medium."""
+    if not entries:
+        return {}
+    records = _Records(items, testimonies, redactions)
+    out = {e.seq: records.outside(e) for e in entries}
+    # Another item's name or path on the medium, as a whole string of the details.
+    strings = {s for e in entries for s in _strings(e.details) if 3 < len(s) <= 1000}
+    if strings:
+        case_id = entries[0].case_id or 0  # entries of no case are withheld before
+        others = EvidenceItem.objects.filter(case_id=case_id).exclude(pk__in=[i.pk for i in items])
+        names = set()
+        chunk = sorted(strings)
+        for at in range(0, len(chunk), 500):
+            part = chunk[at : at + 500]
+            hits = others.filter(Q(original_path__in=part) | Q(original_filename__in=part))
+            for path, name in hits.values_list("original_path", "original_filename"):
+                names |= {path, name}
+        mine = {i.original_path for i in items} | {i.original_filename for i in items}
+        names -= mine
+        for e in entries:
+            if names & set(_strings(e.details)):
+                out[e.seq] = sorted({*out[e.seq], "items"})
+    return {seq: ", ".join(what) for seq, what in out.items() if what}
 
 
 def entry_doc(entry: AuditEntry, withheld: str = "") -> dict:

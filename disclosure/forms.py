@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -84,6 +85,41 @@ class ApproveForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+
+    def __init__(self, *args: Any, flagged: Sequence[tuple[str, str, str]] = (), **kwargs: Any):
+        """``flagged``: (item reference, field, what the preview says of it) of each whole
+        item's field that names a protected person: a box to keep it, and its reason."""
+        super().__init__(*args, **kwargs)
+        self.flagged = []
+        for ref, name, said in dict.fromkeys(flagged):
+            keep, why = f"keep-{ref}-{name}", f"why-{ref}-{name}"
+            self.fields[keep] = forms.BooleanField(label=_("Keep it"), required=False)
+            self.fields[why] = forms.CharField(
+                label=_("Why it may go"),
+                required=False,
+                max_length=500,
+                widget=forms.TextInput({"dir": "auto"}),
+            )
+            self.flagged.append((ref, name, said, keep, why))
+
+    @property
+    def kept_rows(self) -> list[tuple[str, Any, Any]]:
+        return [(said, self[keep], self[why]) for _r, _n, said, keep, why in self.flagged]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for _ref, _name, _said, keep, why in self.flagged:
+            if data.get(keep) and not (data.get(why) or "").strip():
+                self.add_error(why, _("Say why it may go."))
+        return data
+
+    def kept_fields(self) -> dict[str, dict[str, str]]:
+        """``{reference: {field: reason}}`` of the fields kept."""
+        kept: dict[str, dict[str, str]] = {}
+        for ref, name, _said, keep, why in self.flagged:
+            if self.cleaned_data.get(keep):
+                kept.setdefault(ref, {})[name] = self.cleaned_data[why].strip()
+        return kept
 
 
 class ReasonForm(forms.Form):

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from casefiles import audit, once
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
@@ -18,11 +19,12 @@ from casefiles.forms import form_errors
 from casefiles.models import Case
 from evidence.models import EvidenceItem
 from legal.models import SavedSearch
-from people.protection import attachment_refusal
+from people.models import Person
+from people.protection import attachment_refusal, reveal_refusal
 
 from . import report, services, tasks
 from .bag import store_pdf
-from .contents import review
+from .contents import EXIF, review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
 
@@ -85,8 +87,10 @@ def _detail(
     lead = role_in(user, case) == Role.LEAD
     deciding = package.status == S.REQUESTED and lead and user.pk != package.requested_by_id
     preview = None  # read as the requester reads: only for those who may export themselves
+    flagged: list[dict] = []
     if package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and can(user, Action.EXPORT, case):
         preview = review(package.requested_by, package)
+        flagged = _flagged(user, case, package, preview)
     withdrawable = package.status in (S.REQUESTED, S.APPROVED, S.FAILED) and (
         lead or user.pk == package.requested_by_id
     )
@@ -95,7 +99,8 @@ def _detail(
         "package": package,
         "preview": preview,
         "deciding": deciding,
-        "approve_form": forms.get("approve_form") or ApproveForm(),
+        "approve_form": forms.get("approve_form") or ApproveForm(flagged=_keepable(flagged)),
+        "flagged": flagged,
         "refuse_form": forms.get("refuse_form") or ReasonForm(),
         "withdraw_form": (forms.get("withdraw_form") or WithdrawForm()) if withdrawable else None,
         "running": package.status == S.BUILDING,
@@ -103,6 +108,45 @@ def _detail(
         "downloadable": package.status == S.READY and can(user, Action.EXPORT, case),
     }
     return render(request, "disclosure/package.html", values, status=status)
+
+
+def _flagged(user, case: Case, package: Package, preview) -> list[dict]:
+    """What the preview says of each whole item's field that names a protected person:
+    which field, whom (their code, to whoever may reveal them; else "a protected
+    person": the field's text with the code would say who they are), why, and what
+    becomes of it."""
+    people = {
+        p.pk: p for p in Person.objects.filter(pk__in={m.person for _l, m in preview.matches})
+    }
+    kept = package.contents.get("kept_fields", {})
+    out = []
+    for line, m in preview.matches:
+        person = people[m.person]
+        may_reveal = can(user, Action.REVEAL_IDENTITY, case)
+        if may_reveal and reveal_refusal(user, person, case) is None:
+            shown = m.code
+        else:
+            shown = _("a protected person")
+        if m.field == EXIF:
+            fate = _("it is inside the file, which goes as it is: keep it, or leave the item out")
+        elif m.field in kept.get(str(line.pk), {}):
+            fate = _("kept by the approver: %(why)s") % {"why": kept[str(line.pk)][m.field]}
+        else:
+            fate = _("withheld unless the approver keeps it")
+        said = _("%(ref)s: its %(field)s names %(who)s by %(by)s (%(why)s): %(fate)s") % {
+            "ref": line.ref,
+            "field": m.label,
+            "who": shown,
+            "by": _("name") if m.by == "name" else _("code"),
+            "why": m.why if shown == m.code else _("under protection"),
+            "fate": fate,
+        }
+        out.append({"ref": line.ref, "field": m.field, "said": said, "code": shown})
+    return out
+
+
+def _keepable(flagged: list[dict]) -> list[tuple[str, str, str]]:
+    return [(f["ref"], f["field"], f["said"]) for f in flagged]
 
 
 def _posted(
@@ -122,13 +166,16 @@ def _posted(
 
 
 def _approve(request: HttpRequest, case: Case, package: Package) -> HttpResponse:
-    form = ApproveForm(request.POST)
+    preview = review(package.requested_by, package)
+    flagged = _keepable(_flagged(request.user, case, package, preview))
+    form = ApproveForm(request.POST, flagged=flagged)
     if not form.is_valid():
         return _detail(request, case, package, 400, approve_form=form)
     services.approve_package(
         actor=account_of(request),
         package=package,
         allowed_fields=form.cleaned_data["allowed_fields"],
+        kept_fields=form.kept_fields(),
     )
     return redirect(package.get_absolute_url())
 

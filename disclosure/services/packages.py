@@ -17,7 +17,7 @@ from casefiles.services import one_person_refusal
 from legal.models import LegalElement, SavedSearch
 from people.models import ConsentScope
 
-from ..contents import parse_chosen, review
+from ..contents import EXIF, parse_chosen, review, shielded
 from ..models import NAMEABLE_FIELDS, Package
 
 if TYPE_CHECKING:
@@ -120,11 +120,52 @@ def _locked(package: Package, *allowed: str) -> Package:
     return row
 
 
+def _kept(found, kept_fields: dict[str, dict[str, str]] | None) -> dict[str, dict[str, str]]:
+    """The approver's kept fields (``{item reference: {field: reason}}``), each one a
+    field the preview flags, with a reason; or the error saying which is not."""
+    flagged = {(line.ref, m.field) for line, m in found.matches}
+    by_ref = {line.ref: line.pk for line in found.items}
+    kept: dict[str, dict[str, str]] = {}
+    for ref, fields in (kept_fields or {}).items():
+        for name, reason in fields.items():
+            if (ref, name) not in flagged:
+                raise ValidationError(
+                    _("%(ref)s: its %(field)s names no protected person: nothing to keep.")
+                    % {"ref": ref, "field": name}
+                )
+            reason = _clean_text(reason, "kept_fields", 500, False)
+            if not reason:
+                raise ValidationError(
+                    {"kept_fields": _("Say why each field kept may go: %(ref)s.") % {"ref": ref}}
+                )
+            kept.setdefault(str(by_ref[ref]), {})[name] = reason
+    unkept = sorted(
+        line.ref
+        for line, m in found.matches
+        if m.field == EXIF and EXIF not in kept.get(str(line.pk), {})
+    )
+    if unkept:
+        raise ValidationError(
+            _(
+                "The file itself names a protected person in its EXIF text (%(refs)s), which "
+                "goes with the file: keep it, with a reason, or refuse the package and ask "
+                "again without the item."
+            )
+            % {"refs": ", ".join(unkept)}
+        )
+    return kept
+
+
 def approve_package(
-    *, actor: Account, package: Package, allowed_fields: list[str] | None = None
+    *,
+    actor: Account,
+    package: Package,
+    allowed_fields: list[str] | None = None,
+    kept_fields: dict[str, dict[str, str]] | None = None,
 ) -> Package:
     """A lead who did not request it approves: what goes in is frozen as the preview
-    shows it to the requester now."""
+    shows it to the requester now. A whole item's field that names a protected person
+    goes withheld unless ``kept_fields`` (``{reference: {field: reason}}``) keeps it."""
     _decider(actor, package)
     if refusal := one_person_refusal(actor, package.requested_by_id):
         raise ValidationError(refusal)
@@ -132,11 +173,20 @@ def approve_package(
     found = review(package.requested_by, package)
     if not found.included:
         raise ValidationError(_("Nothing in this selection may go in: refuse it instead."))
+    kept = _kept(found, kept_fields)
+    withheld: dict[str, list[str]] = {}
+    for line in found.items:
+        fields = shielded(line.matches, kept.get(str(line.pk), {}))
+        if fields:
+            withheld[str(line.pk)] = fields
     contents = {
         "items": [line.pk for line in found.items],
         "testimonies": [line.pk for line in found.testimonies],
         "redacted": {str(line.pk): line.redaction for line in found.items if line.redaction},
+        "withheld_fields": withheld,
+        "kept_fields": kept,
     }
+    refs = {str(line.pk): line.ref for line in found.items}
     with transaction.atomic(durable=True):
         row = _locked(package, S.REQUESTED)
         row.status, row.decided_by, row.decided_at = S.APPROVED, actor, timezone.now()
@@ -153,6 +203,8 @@ def approve_package(
             not_approved=[line.ref for line in found.not_approved],
             refused={line.ref: line.reason for line in found.refused},
             allowed_fields=allowed,
+            withheld_fields={refs[pk]: fields for pk, fields in withheld.items()},
+            kept_fields={refs[pk]: fields for pk, fields in kept.items()},
         )
     return row
 

@@ -33,9 +33,10 @@ def test_the_list_and_a_packages_page_ask_a_fixed_number_of_queries(
         10,
         reverse("disclosure:packages", args=[world.case.reference]),
     )
-    _exactly(client, django_assert_num_queries, 12, package.get_absolute_url())
+    # 3 of them read the case's protected people and their name digests (decision 0029).
+    _exactly(client, django_assert_num_queries, 15, package.get_absolute_url())
     client.force_login(world.cast.lead)
-    _exactly(client, django_assert_num_queries, 13, package.get_absolute_url())
+    _exactly(client, django_assert_num_queries, 16, package.get_absolute_url())
 
     # More records, the same queries: no question is asked once per record.
     from django.utils import timezone
@@ -55,7 +56,7 @@ def test_the_list_and_a_packages_page_ask_a_fixed_number_of_queries(
             mode="in_person",
         )
         approve(testimony, world.cast.investigator, world.cast.lead)
-    _exactly(client, django_assert_num_queries, 13, package.get_absolute_url())
+    _exactly(client, django_assert_num_queries, 16, package.get_absolute_url())
 
 
 def test_a_build_asks_the_same_queries_whatever_the_number_of_testimonies(world, tmp_path):

@@ -58,7 +58,10 @@ def test_without_a_redacted_copy_the_item_is_left_out_with_the_reason(world, sho
     found = review(world.cast.lawyer, _request(world))
     refused = {line.ref: line.reason for line in found.refused}
     assert "none has been drawn" in refused[shown.reference]
-    assert world.critical.code in refused[shown.reference]
+    # The package says "a protected person"; the preview shows the code beside.
+    assert world.critical.code not in refused[shown.reference]
+    [line] = [line for line in found.refused if line.ref == shown.reference]
+    assert line.codes == [world.critical.code]
 
 
 def test_a_redacted_copy_goes_in_instead_of_the_original(world, shown, tmp_path):
@@ -245,6 +248,7 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     reason said, and their digest, from which the verifier recomputes its hash. Entries
     about the item that name none of it go whole, and still bind their custody events."""
     from casefiles import audit
+    from disclosure.exporting import WITHHELD_PERSON
 
     bag, item = identifying.bag, identifying.item
     entries = {e["seq"]: e for e in _entries(bag)}
@@ -254,12 +258,16 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     assert doc["details_sha256"] == audit.details_sha256(intake.details)
     assert doc["details"].startswith("withheld: ") and item.reference in doc["details"]
     assert "redacted copy" in doc["details"]
-    kept = AuditEntry.objects.get(action="evidence.identification", target_id=str(item.pk))
+    # The identification names the Critical witness, without consent for prosecution, by
+    # her code (decision 0029): by its digest too. Review decisions go whole.
+    named = AuditEntry.objects.get(action="evidence.identification", target_id=str(item.pk))
+    assert entries[named.seq]["details"] == WITHHELD_PERSON
+    kept = AuditEntry.objects.filter(action="review.approve", target_id=str(item.pk)).get()
     assert (
         entries[kept.seq]["details"] == kept.details and "details_sha256" not in entries[kept.seq]
     )
     withheld = sorted(seq for seq, e in entries.items() if "details_sha256" in e)
-    assert withheld == [intake.seq]  # the world's own intake names none of it
+    assert intake.seq in withheld and named.seq in withheld
     built = AuditEntry.objects.get(action="disclosure.build")
     assert built.details["withheld_details"] == withheld
     custody = json.loads(
@@ -268,12 +276,12 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     assert custody["events"][0]["bound_by"] == intake.seq
     out = io.StringIO()
     call_command("verify_package", str(bag), stdout=out)
-    assert (
-        f"1 of them with details withheld, checked by their digest: #{intake.seq}" in out.getvalue()
-    )
-    assert "custody events bound by them, a binding the package does not show: 1)" in (
-        out.getvalue()
-    )
+    said = out.getvalue()
+    assert f"{len(withheld)} of them with details withheld, checked by their digest: " in said
+    assert f"#{intake.seq}" in said and f"#{named.seq}" in said
+    # This photo's "acquired" event and the world's two (their intake names the third
+    # photo, not in the package).
+    assert "custody events bound by them, a binding the package does not show: 3)" in said
     python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
     alone = subprocess.run(
         [python, "-I", "verify.py", "."], cwd=bag, capture_output=True, text=True, env={}

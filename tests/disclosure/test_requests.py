@@ -114,6 +114,8 @@ def test_four_eyes_a_lead_who_did_not_request_approves(world):
         "items": [world.photos[0].pk, world.photos[1].pk],
         "testimonies": [world.testimonies["standard"].pk],
         "redacted": {},
+        "withheld_fields": {},  # no whole item's field names a protected person
+        "kept_fields": {},
     }
     with pytest.raises(ValidationError, match="not open"):
         services.refuse_package(actor=cast.lead, package=mine, reason="Too late.")
