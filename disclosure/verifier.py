@@ -1055,7 +1055,7 @@ def verify(bag: Path, anchors: Anchors | None = None) -> str:
         )
     summary = (
         f"OK: {len(payload)} payload files, {items} custody chains, {len(entries)} audit "
-        f"entries and their proofs hold{note}; {statements} statement files match "
+        f"entries and their proofs hold{note}; the statements' files ({statements}) match "
         "testimonies.json and the audit entries that recorded them, items.csv matches "
         "items.json, each payload file belongs to one item or statement; signed by the key "
         f"with fingerprint {fingerprint(public)}"
