@@ -1111,7 +1111,7 @@ class _Lock:
     """One cosigning at a time per state folder (where the OS offers ``fcntl``)."""
 
     def __init__(self, folder: Path) -> None:
-        self.path, self.fh = folder / ".lock", None
+        self.path = folder / ".lock"
 
     def __enter__(self) -> _Lock:
         self.fh = self.path.open("a")
@@ -1123,8 +1123,7 @@ class _Lock:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.fh is not None:
-            self.fh.close()
+        self.fh.close()
 
 
 def _write_state(folder: Path, state: dict) -> None:
@@ -1216,7 +1215,7 @@ def cosign(
             if checkpoint.size > size:
                 proofs = consistency_proofs(checkpoint.doc)
                 if proof is not None:
-                    proofs = _given_proof(proof, (size, root), checkpoint)
+                    proofs = [*_given_proof(proof, (size, root), checkpoint), *proofs]
                 found = extends((size, root), checkpoint, proofs)
                 if found is None:
                     raise Failure(
