@@ -163,6 +163,17 @@ def test_cosign_needs_the_log_s_key_and_a_proof_from_the_last_it_cosigned(log, t
         "to": {"size": 12, "root": checkpoints.root_of(leaves[:12])[1].hex()},
         "proof": [p.hex() for p in path],
     }
+    wrong_ends = {**ends, "from": {"size": 3, "root": checkpoints.root_of(leaves[:3])[1].hex()}}
+    proof.write_text(json.dumps(wrong_ends))
+    result = cosign_cli(twelve, private, state, "--log-fingerprint", fp, "--proof", str(proof))
+    assert result.returncode == 1
+    assert "not from the last checkpoint this witness cosigned (size 4" in result.stderr
+    proof.write_text(json.dumps({**ends, "to": {"size": 13, "root": ends["to"]["root"]}}))
+    result = cosign_cli(twelve, private, state, "--log-fingerprint", fp, "--proof", str(proof))
+    assert result.returncode == 1 and "a proof to size 13, not to this checkpoint" in result.stderr
+    proof.write_text("{}")
+    result = cosign_cli(twelve, private, state, "--log-fingerprint", fp, "--proof", str(proof))
+    assert result.returncode == 1 and "not a consistency proof" in result.stderr
     proof.write_text(json.dumps(ends))
     result = cosign_cli(twelve, private, state, "--log-fingerprint", fp, "--proof", str(proof))
     assert result.returncode == 0, result.stderr
