@@ -26,15 +26,13 @@ from django.utils.translation import gettext as _
 
 from casefiles import audit, checkpoints
 from casefiles.access import Action, Role, can, role_in
-from casefiles.models import AuditCheckpoint
 from casefiles.services import one_person_refusal
-from casefiles.services.checkpoints import create_audit_checkpoint
 from evidence.custody_events import record_custody
 from evidence.models import CustodyEvent
 from evidence.services import NOTE_EXPORTED, NOTE_REDACTED_SENT
 from evidence.storage import evidence_storage
 
-from .. import exporting, verifier
+from .. import anchoring, exporting, verifier
 from ..bag import PROFILE_ID, VERIFY_PY, BagWriter, store_once, write_tar
 from ..bag import VERIFY_TXT as VERIFY_TXT_NAME
 from ..contents import review
@@ -119,13 +117,6 @@ def _check_again(package: Package) -> None:
                 raise BuildRefused(_("Changed since the approval: %(why)s") % {"why": why})
 
 
-def _checkpoint(entries_to: int) -> AuditCheckpoint:
-    latest = AuditCheckpoint.objects.order_by("-size").first()
-    if latest is None or latest.size < entries_to:
-        latest, _consistency = create_audit_checkpoint(actor=None)
-    return latest
-
-
 def _progress(package: Package, done: int) -> None:
     Package.objects.filter(pk=package.pk).update(done=done)
 
@@ -161,7 +152,10 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         testimony_docs.append(row)
     custody = exporting.custody_of(items)
     entries = exporting.audit_excerpt(case, items, testimonies, custody)
-    checkpoint = _checkpoint(max((e.seq for e in entries), default=1))
+    checkpoint = anchoring.package_checkpoint(max((e.seq for e in entries), default=1))
+    # The log's leaves, read once for every proof of the build.
+    tree = anchoring.Tree(checkpoints.stored_leaves()[: checkpoint.size])
+    checkpoint_doc, proved_from = anchoring.checkpoint_doc(package, checkpoint, tree)
     for item, row in zip(items, rows, strict=True):
         events = custody.get(item.pk, [])
         doc = {"export_id": row["export_id"], "reference": item.reference, "events": events}
@@ -174,12 +168,9 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
     docs = [exporting.entry_doc(e, withheld.get(e.seq, "")) for e in entries]
     lines = [exporting.dumps(doc).replace(b"\n", b"") for doc in docs]
     bag.add_tag("metadata/audit/entries.jsonl", b"".join(line + b"\n" for line in lines))
+    bag.add_tag("metadata/audit/checkpoint.json", exporting.dumps(checkpoint_doc))
     bag.add_tag(
-        "metadata/audit/checkpoint.json",
-        exporting.dumps(checkpoints.bundle(checkpoint, None)),
-    )
-    bag.add_tag(
-        "metadata/audit/proofs.json", exporting.dumps(exporting.proofs_for(entries, checkpoint))
+        "metadata/audit/proofs.json", exporting.dumps(tree.inclusion(entries, checkpoint.size))
     )
     left_out = review(package.requested_by, package)
     bag.add_tag("metadata/package.json", exporting.dumps(_package_doc(package, left_out, named)))
@@ -215,6 +206,7 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         "named": named,
         "withheld_details": sorted(withheld),  # the excerpt's entries given by their digest
         "checkpoint": checkpoint.size,
+        "consistency_from": proved_from,
         "tagmanifest_sha256": hashlib.sha256(tagmanifest).hexdigest(),
     }
     built = {"details": details, "items": items, "digests": digests, "redacted": set(redactions)}
