@@ -118,7 +118,7 @@ def checkpoint_doc(
     wanted = {s for s in earlier_sizes_for(package) if s < size}
     rows = {row.size: row for row in AuditCheckpoint.objects.filter(size__in=wanted)}
     proofs = {s: _proof_doc(tree, row, size) for s, row in rows.items()}
-    if consistency is not None:
+    if previous is not None and consistency is not None:
         proofs[previous.size] = consistency
     doc["consistency_proofs"] = [proofs[s] for s in sorted(proofs)]
     return doc, sorted(proofs)

@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import tarfile
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -180,6 +181,15 @@ def test_the_build_reads_each_payload_file_once(world, tmp_path, monkeypatch, ke
     opened: dict[str, int] = {}
     store = _Counting(evidence_storage(), read, opened)
     monkeypatch.setattr(building, "evidence_storage", lambda: store)
+    opened_again: list[str] = []
+    path_open = Path.open
+
+    def watched(self, mode="r", *args, **kwargs):
+        if "r" in mode and "/data/" in self.as_posix():
+            opened_again.append(self.as_posix())
+        return path_open(self, mode, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", watched)
     package = approved(world)
     if keep:
         build(package, tmp_path / "bag")
@@ -192,6 +202,8 @@ def test_the_build_reads_each_payload_file_once(world, tmp_path, monkeypatch, ke
         key = photo.original.storage_key
         assert (opened[key], read[key]) == (1, photo.original.size)
     assert set(opened) == {p.original.storage_key for p in photos}
+    assert opened_again == []  # neither the self-check nor the tar reads the payload again
+    monkeypatch.undo()
     # and what was read once went whole into the stored tar
     with tarfile.open(package.stored_path) as tar:
         names = [m.name for m in tar if m.isfile()]
