@@ -1,30 +1,37 @@
-"""Building a disclosure package of about 2,000 photos (about 1 GB), against a floor
+"""Building a disclosure package of 2,000 camera JPEGs (about 1.5 GB), against a floor
 measured in the same run.
 
-    .venv/bin/python bench/package.py [--photos 2000] [--size 500000]
+    .venv/bin/python bench/package.py [--photos 2000] [--size 750000] [--out-folder]
                                       [--database-url postgres://postgres@127.0.0.1:5432]
 
 Makes a fresh database (PostgreSQL on the server --database-url names, created and
 dropped; without it, SQLite under a temporary folder) and data folder, with DEBUG off as
-deployed. Writes ``--photos`` files of ``--size`` random bytes through the evidence store
-(write-once, fsynced), their items approved in review with their intake custody event
-(bound into the audit chain, as intake binds them), then a lawyer requests a package of
-them all and a lead approves it. Then, timed:
+deployed. Makes ``--photos`` distinct JPEGs of about ``--size`` bytes with Pillow (a few
+camera-like pictures, each file with its own EXIF: make, model, body serial, date taken,
+GPS), takes them in through the real intake pipeline (stored write-once, hashed, EXIF
+read, thumbnails made, custody events bound into the audit chain), approves them in
+review, then a lawyer requests a package of them all and a lead approves it. Then, timed:
 
 - the floor: ``cp`` of the same stored files into a new folder, then ``sha256sum`` and
   ``sha512sum`` of the copies (three commands, as a person would check a copy);
-- the build: ``start_build`` and ``run_build`` (access and contents checked again, the
-  bag written and hashed, custody and audit excerpt, signature, the tar file written,
-  fsynced and stored, an exported custody event per item).
+- the build: ``start_build`` and ``run_build`` as the package's page runs it (access and
+  contents checked again, the checkpoint published, the bag's tag files written, the
+  custody report rendered from them on the second core while each photo is read once,
+  hashed and written into the tar, the self-check, the tar fsynced and stored, an
+  exported custody event per item). With ``--out-folder``, the bag is kept as a folder
+  too, as ``manage.py disclosure build --out`` does (each photo then written twice).
 
-The floor runs before and after the build and the faster is kept (the page cache holds
-the files for both). The last lines read ``photos=N bytes=B build_s=X floor_s=Y ratio=R``
-and whether the goal, a ratio under 2, is met (exit 1 if not).
+The floor runs before and after the build; both are printed and the faster is the
+ratio's floor (the page cache holds the files for both). The report's render is timed
+apart, and so is what the build waited for it once the payload was copied. The last
+lines read ``photos=N bytes=B build_s=X floor_s=Y ratio=R`` and whether the goal, a
+ratio of at most 1.3, is met (exit 1 if not).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import subprocess
@@ -35,13 +42,23 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-GOAL = 2.0
+GOAL = 1.3
+CAMERAS = [
+    ("Canon", "Canon EOS 40D"),
+    ("NIKON CORPORATION", "NIKON D70"),
+    ("FUJIFILM", "FinePix E500"),
+    ("PENTAX Corporation", "PENTAX K10D"),
+    ("samsung", "SM-G960F"),
+    ("Apple", "iPhone 8"),
+]
+PICTURES = 12  # distinct pictures; every file has its own EXIF, so every file is distinct
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=int, default=2000)
-    parser.add_argument("--size", type=int, default=500_000, help="bytes per photo")
+    parser.add_argument("--size", type=int, default=750_000, help="bytes per photo, about")
+    parser.add_argument("--out-folder", action="store_true", help="keep the bag as a folder")
     parser.add_argument("--database-url", help="a PostgreSQL server: postgres://user@host:port")
     args = parser.parse_args()
 
@@ -78,6 +95,56 @@ def main() -> int:
                 admin.execute(f'DROP DATABASE IF EXISTS "{pg_name}" WITH (FORCE)')
 
 
+def pictures(size: int) -> list[bytes]:
+    """A few camera-like pictures (grain over a gradient, as a sensor gives), JPEG-coded
+    at about ``size`` bytes, with no EXIF yet."""
+    from PIL import Image, ImageFilter
+
+    width, height = 2000, 1500  # about 750 KB at this grain and quality
+    scale = (size / 750_000) ** 0.5
+    width, height = int(width * scale), int(height * scale)
+    out = []
+    for n in range(PICTURES):
+        grain = [
+            Image.effect_noise((width, height), 60).filter(ImageFilter.GaussianBlur(1.0))
+            for _ in range(3)
+        ]
+        light = Image.linear_gradient("L").rotate(30 * n).resize((width, height))
+        picture = Image.blend(Image.merge("RGB", grain), light.convert("RGB"), 0.3)
+        buffer = io.BytesIO()
+        picture.save(buffer, "JPEG", quality=88)
+        out.append(buffer.getvalue())
+    return out
+
+
+def _rational(value: float) -> tuple[float, float, float]:
+    """Degrees, minutes and seconds, as EXIF's GPS gives them."""
+    degrees = int(value)
+    minutes = int((value - degrees) * 60)
+    return (float(degrees), float(minutes), round(((value - degrees) * 60 - minutes) * 60, 2))
+
+
+def with_exif(jpeg: bytes, n: int) -> bytes:
+    """``jpeg`` with an EXIF segment of its own: camera, serial, date taken, GPS."""
+    from PIL import Image
+
+    make, model = CAMERAS[n % len(CAMERAS)]
+    exif = Image.Exif()
+    exif[0x010F], exif[0x0110] = make, model
+    taken = f"2014:{1 + n % 12:02d}:{1 + n % 28:02d} {n % 24:02d}:{n % 60:02d}:{(7 * n) % 60:02d}"
+    exif[0x0132] = taken
+    details = exif.get_ifd(0x8769)
+    details[0x9003] = taken  # DateTimeOriginal
+    details[0xA431] = f"{1_000_000 + n * 7919}"  # BodySerialNumber
+    gps = exif.get_ifd(0x8825)
+    latitude, longitude = 33.4 + (n % 500) / 1000, 36.2 + (n % 700) / 1000
+    gps[1], gps[2] = "N", _rational(latitude)
+    gps[3], gps[4] = "E", _rational(longitude)
+    payload = exif.tobytes()
+    segment = b"\xff\xe1" + (len(payload) + 2).to_bytes(2, "big") + payload
+    return jpeg[:2] + segment + jpeg[2:]
+
+
 def floor(files: list[Path], where: Path) -> float:
     """``cp`` the files into a new folder, then ``sha256sum`` and ``sha512sum`` the copies."""
     shutil.rmtree(where, ignore_errors=True)
@@ -87,7 +154,9 @@ def floor(files: list[Path], where: Path) -> float:
     copies = [str(where / f.name) for f in files]
     subprocess.run(["sha256sum", *copies], check=True, stdout=subprocess.DEVNULL)
     subprocess.run(["sha512sum", *copies], check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    shutil.rmtree(where, ignore_errors=True)
+    return elapsed
 
 
 def run(args, tmp: Path) -> int:
@@ -97,16 +166,12 @@ def run(args, tmp: Path) -> int:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
-    from django.db import transaction
-    from django.utils import timezone
 
     from casefiles.access import INVESTIGATOR_GROUP, LAWYER_GROUP, Role
-    from casefiles.bulk import insert_rows
     from casefiles.models import Case, Membership
     from disclosure import services
-    from evidence.custody_events import record_custody
-    from evidence.models import EvidenceItem, StoredFile
-    from evidence.services import next_references
+    from evidence.intake.pipeline import ingest_path
+    from evidence.models import EvidenceItem
     from evidence.storage import evidence_storage
 
     users = get_user_model().objects
@@ -118,85 +183,55 @@ def run(args, tmp: Path) -> int:
     Membership.objects.create(user=lawyer, case=case, role=Role.LAWYER)
     Membership.objects.create(user=lead, case=case, role=Role.LEAD)
 
-    store = evidence_storage()
     start = time.perf_counter()
-    written = []
-    for _ in range(args.photos):
-        data = b"\xff\xd8\xff\xe0" + os.urandom(args.size - 4)  # JPEG-like, incompressible
-        written.append(store.write_original(iter([data])))
-    now = timezone.now()
-    with transaction.atomic():
-        refs = next_references(case, args.photos)
-        pks = insert_rows(
-            StoredFile,
-            [
-                dict(sha256=w.sha256, size=w.size, media_type="image/jpeg", storage_key=w.key)
-                for w in written
-            ],
-            returning=True,
-        )
-        item_pks = insert_rows(
-            EvidenceItem,
-            [
-                dict(
-                    case_id=case.pk,
-                    reference=ref,
-                    kind="photo",
-                    original_filename=f"IMG_{n:04d}.JPG",
-                    original_path=f"DCIM/100CANON/IMG_{n:04d}.JPG",
-                    original_id=pk,
-                    review_status="approved",
-                )
-                for n, (ref, pk) in enumerate(zip(refs, pks, strict=True))
-            ],
-            returning=True,
-        )
-        record_custody(
-            [
-                dict(
-                    case_id=case.pk,
-                    item_id=pk,
-                    action="acquired",
-                    at=now,
-                    actor_id=lead.pk,
-                    from_custodian="S-0001",
-                    to_custodian=lead.username,
-                    sha256=w.sha256,
-                    hash_result="match",
-                )
-                for pk, w in zip(item_pks, written, strict=True)
-            ],
-            actor=lead,
-            action="evidence.intake",
-            case=case,
-            items=refs,
-        )
-    total = sum(w.size for w in written)
+    medium = tmp / "medium" / "DCIM" / "100CANON"
+    medium.mkdir(parents=True)
+    bases = pictures(args.size)
+    for n in range(args.photos):
+        (medium / f"IMG_{n:04d}.JPG").write_bytes(with_exif(bases[n % len(bases)], n))
+    made = time.perf_counter() - start
+    start = time.perf_counter()
+    ingest_path(actor=lead, case=case, path=tmp / "medium", acquired_from="S-0001", jobs=2)
+    shutil.rmtree(tmp / "medium")
+    items = EvidenceItem.objects.filter(case=case)
+    items.update(review_status="approved")  # the bench's shortcut through review
+    total = sum(items.values_list("original__size", flat=True))
     print(
-        f"{args.photos} photos, {total / 1e9:.2f} GB stored in {time.perf_counter() - start:.1f} s"
+        f"{args.photos} JPEGs made in {made:.1f} s, {total / 1e9:.2f} GB taken in "
+        f"{time.perf_counter() - start:.1f} s"
     )
 
     package = services.request_package(
         actor=lawyer, case=case, recipient="A court (bench)", purpose="investigation"
     )
     package = services.approve_package(actor=lead, package=package)
-    files = [Path(store.path(w.key)) for w in written]
+    store = evidence_storage()
+    keys = items.values_list("original__storage_key", flat=True)
+    files = [Path(store.path(key)) for key in keys]
 
     first = floor(files, tmp / "floor")
     start = time.perf_counter()
-    package = services.run_build(services.start_build(actor=lead, package=package), out=tmp / "bag")
+    out = tmp / "bag" if args.out_folder else None
+    package = services.run_build(services.start_build(actor=lead, package=package), out=out)
     build_s = time.perf_counter() - start
     second = floor(files, tmp / "floor")
     floor_s = min(first, second)
     assert package.status == "ready", package.error
+    timing = package.timing
     ratio = build_s / floor_s
-    print(f"floor runs: {first:.2f} s, {second:.2f} s; build: {build_s:.2f} s")
+    print(f"floor (cp + sha256sum + sha512sum): before {first:.2f} s, after {second:.2f} s")
+    print(
+        f"build: {build_s:.2f} s, of which the payload's copy {timing['copy_s']:.2f} s; "
+        f"the report rendered in {timing['render_s']:.2f} s beside it, then waited for "
+        f"{timing['waited_s']:.2f} s"
+    )
     print(
         f"photos={args.photos} bytes={total} build_s={build_s:.2f} floor_s={floor_s:.2f} "
-        f"ratio={ratio:.2f}"
+        f"ratio={ratio:.2f} ratio_before={build_s / first:.2f} ratio_after={build_s / second:.2f} "
+        f"render_s={timing['render_s']:.2f}"
     )
-    met = ratio < GOAL
-    print(f"goal (build under {GOAL:.0f}x the floor): {'met' if met else 'NOT met'}")
+    met = ratio <= GOAL
+    print(f"goal (build at most {GOAL}x the floor): {'met' if met else 'NOT met'}")
     return 0 if met else 1
 
 

@@ -1,10 +1,18 @@
-"""Writing a BagIt bag (RFC 8493) of our own, deterministically, and its tar file.
+"""Writing a BagIt bag (RFC 8493) of our own, deterministically, and its tar file, reading
+each payload file once.
 
-Payload files are streamed in (1 MiB at a time: a 1 GB video never sits in memory), hashed
-with SHA-256 and SHA-512 as they are written; tag files are written from bytes. ``finish``
-writes the manifests, bag-info.txt and the tag manifests; ``sign`` the detached Ed25519
-signature over tagmanifest-sha256.txt. ``write_tar`` packs the bag with fixed names,
-order, owners, modes and times, so the same bag gives the same bytes.
+The payload is declared first (``declare``: each file's name, SHA-256 and size as the
+store recorded them), so that manifest-sha256.txt, bagit.txt and bag-info.txt (with its
+Payload-Oxum) are written before a byte is copied, and whatever is drawn from the bag's
+tag files (the custody report) can be made while the payload copies. Each payload file is
+then streamed from the store once, 1 MiB at a time (a 1 GB video never sits in memory):
+hashed with SHA-256 and SHA-512 (the SHA-512 on a second thread, in step), checked against
+its declaration, and written straight into the tar (``TarWriter``) and, when the bag is
+also wanted as a folder, into ``data/``. Tag files are written into the folder from bytes.
+``finish`` writes manifest-sha512.txt and the tag manifests; ``sign`` the detached Ed25519
+signature over tagmanifest-sha256.txt; ``TarWriter.add_tags`` then packs the tag files
+after the payload. Names, order, owners, modes and times are fixed, so the same bag gives
+the same tar bytes.
 """
 
 from __future__ import annotations
@@ -12,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import os
 import tarfile
-import tempfile
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,6 +38,7 @@ PROFILE_ID = "urn:athar:bagit-profile:disclosure:1"
 PUBLIC_KEY = "public-key.pem"
 VERIFY_PY = "verify.py"
 VERIFY_TXT = "VERIFY.txt"
+REPORT = "custody-report.pdf"
 SIGNATURE = "signature/tagmanifest-sha256.txt.sig"
 
 
@@ -37,36 +46,99 @@ class ChangedOnTheWay(Exception):
     """A payload file's bytes did not hash to what the store recorded."""
 
 
+class _Reading:
+    """Reads ``source`` for the tar (or to its end), hashing what it reads and copying it
+    into ``copy`` (the bag's folder) when given: the payload's one read."""
+
+    def __init__(self, source: BinaryIO, copy: BinaryIO | None, pool: ThreadPoolExecutor):
+        self.source, self.copy, self.pool, self.size = source, copy, pool, 0
+        self.sha256, self.sha512 = hashlib.sha256(), hashlib.sha512()
+        self.pending: Future | None = None
+
+    def read(self, n: int = CHUNK) -> bytes:
+        chunk = self.source.read(n)
+        if self.pending is not None:
+            self.pending.result()  # one chunk in flight: the SHA-512 keeps its order
+        if chunk:
+            self.pending = self.pool.submit(self.sha512.update, chunk)
+            self.sha256.update(chunk)
+            if self.copy is not None:
+                self.copy.write(chunk)
+            self.size += len(chunk)
+        else:
+            self.pending = None
+        return chunk
+
+    def digests(self) -> dict[str, str]:
+        if self.pending is not None:
+            self.pending.result()
+            self.pending = None
+        return {"sha256": self.sha256.hexdigest(), "sha512": self.sha512.hexdigest()}
+
+
 class BagWriter:
-    def __init__(self, root: Path) -> None:
+    """A bag: tag files in the new folder ``root``; the payload into ``tar`` and, with
+    ``keep_payload``, into ``root/data`` too."""
+
+    def __init__(
+        self, root: Path, tar: TarWriter | None = None, *, keep_payload: bool = True
+    ) -> None:
         if root.exists() and any(root.iterdir()):
             raise FileExistsError(f"{root} is not empty: a bag is written into a new folder")
-        self.root = root
+        if tar is None and not keep_payload:
+            raise ValueError("the payload goes into the tar, the folder, or both")
+        self.root, self.tar, self.keep_payload = root, tar, keep_payload
+        self.declared: dict[str, tuple[str, int]] = {}  # path -> (sha256, size)
         self.payload: dict[str, dict[str, str]] = {}  # path -> {algorithm: hex}
-        self.sizes: dict[str, int] = {}
         root.mkdir(parents=True, exist_ok=True)
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sha512")
 
     def _path(self, name: str) -> Path:
         path = self.root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
-    def add_payload(self, name: str, source: BinaryIO, expect_sha256: str = "") -> dict[str, str]:
-        """Stream ``source`` into ``data/<name>``; refuse it (loudly) when its SHA-256 is
-        not ``expect_sha256``. Returns its digests."""
+    def declare(self, name: str, sha256: str, size: int) -> None:
+        """A payload file to come, ``data/<name>``, as the store recorded it."""
+        self.declared[f"data/{name}"] = (sha256, size)
+
+    def write_declaration(self, info: Iterable[tuple[str, str]]) -> None:
+        """manifest-sha256.txt (from the declared files), bagit.txt and bag-info.txt (with
+        Payload-Oxum): all known before the payload is copied, which then must match."""
+        lines = [f"{sha256}  {n}\n" for n, (sha256, _size) in sorted(self.declared.items())]
+        self.add_tag("manifest-sha256.txt", "".join(lines).encode())
+        self.add_tag("bagit.txt", DECLARATION)
+        total = sum(size for _sha256, size in self.declared.values())
+        oxum = f"{total}.{len(self.declared)}"
+        lines = [f"{k}: {_one_line(v)}\n" for k, v in [*info, ("Payload-Oxum", oxum)]]
+        self.add_tag("bag-info.txt", "".join(lines).encode())
+
+    def add_payload(self, name: str, source: BinaryIO) -> dict[str, str]:
+        """Stream ``source`` into the tar (and ``data/<name>``) once, hashing it; refuse it
+        (loudly) when it is not the declared bytes. Returns its digests."""
         name = f"data/{name}"
-        digests = {a: hashlib.new(a) for a in ALGORITHMS}
-        size = 0
-        with self._path(name).open("xb") as out:
-            while chunk := source.read(CHUNK):
-                for h in digests.values():
-                    h.update(chunk)
-                out.write(chunk)
-                size += len(chunk)
-        found = {a: h.hexdigest() for a, h in digests.items()}
-        if expect_sha256 and found["sha256"] != expect_sha256:
+        expect_sha256, size = self.declared[name]
+        copy = self._path(name).open("xb") if self.keep_payload else None
+        reading = _Reading(source, copy, self._pool)
+        try:
+            if self.tar is not None:
+                try:
+                    self.tar.add_stream(name, reading, size)
+                except OSError:
+                    if reading.size == size:
+                        raise  # not the source: the disk
+                    reading.size = -1
+            while reading.size >= 0 and reading.read():
+                pass  # without a tar; or the file is longer than recorded
+            found = reading.digests()
+        finally:
+            if copy is not None:
+                copy.close()
+        if reading.size != size:
+            raise ChangedOnTheWay(f"{name}: not the {size} bytes recorded")
+        if found["sha256"] != expect_sha256:
             raise ChangedOnTheWay(f"{name}: sha256 {found['sha256']}, recorded {expect_sha256}")
-        self.payload[name], self.sizes[name] = found, size
+        self.payload[name] = found
         return found
 
     def add_payload_bytes(self, name: str, data: bytes) -> dict[str, str]:
@@ -75,30 +147,40 @@ class BagWriter:
         return self.add_payload(name, io.BytesIO(data))
 
     def add_tag(self, name: str, data: bytes) -> None:
-        self._path(name).write_bytes(data)
+        """A tag file, written whole under its name (replaced atomically if written
+        again: a reader drawing from the bag meanwhile sees one version or the other)."""
+        path = self._path(name)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
 
-    def finish(self, info: Iterable[tuple[str, str]]) -> bytes:
-        """Manifests, bagit.txt, bag-info.txt (with Payload-Oxum) and the tag manifests
-        over every tag file but the signature's. Returns tagmanifest-sha256.txt."""
+    def close(self) -> None:
+        self._pool.shutdown()
+
+    def finish(self) -> bytes:
+        """manifest-sha512.txt and the tag manifests over every tag file but the
+        signature's. Returns tagmanifest-sha256.txt."""
+        missing = sorted(self.declared.keys() - self.payload.keys())
+        if missing:
+            raise ChangedOnTheWay(f"{missing[0]}: declared but never copied")
+        lines = [f"{d['sha512']}  {n}\n" for n, d in sorted(self.payload.items())]
+        self.add_tag("manifest-sha512.txt", "".join(lines).encode())
+        tags = self.tag_files()
+        digests = {name: _file_digests(self.root / name) for name in tags}
         for algorithm in ALGORITHMS:
-            lines = [f"{d[algorithm]}  {n}\n" for n, d in sorted(self.payload.items())]
-            self.add_tag(f"manifest-{algorithm}.txt", "".join(lines).encode())
-        self.add_tag("bagit.txt", DECLARATION)
-        oxum = f"{sum(self.sizes.values())}.{len(self.sizes)}"
-        lines = [f"{k}: {_one_line(v)}\n" for k, v in [*info, ("Payload-Oxum", oxum)]]
-        self.add_tag("bag-info.txt", "".join(lines).encode())
-        tags = sorted(
+            lines = [f"{digests[n][algorithm]}  {n}\n" for n in tags]
+            self.add_tag(f"tagmanifest-{algorithm}.txt", "".join(lines).encode())
+        return (self.root / "tagmanifest-sha256.txt").read_bytes()
+
+    def tag_files(self) -> list[str]:
+        """The tag files written so far, the tag manifests and the signature aside."""
+        return sorted(
             p.relative_to(self.root).as_posix()
             for p in self.root.rglob("*")
             if p.is_file()
             and not p.relative_to(self.root).as_posix().startswith(("data/", "signature/"))
             and not p.name.startswith("tagmanifest-")
         )
-        digests = {name: _file_digests(self.root / name) for name in tags}
-        for algorithm in ALGORITHMS:
-            lines = [f"{digests[n][algorithm]}  {n}\n" for n in tags]
-            self.add_tag(f"tagmanifest-{algorithm}.txt", "".join(lines).encode())
-        return (self.root / "tagmanifest-sha256.txt").read_bytes()
 
     def add_public_key(self, key: Ed25519PrivateKey) -> None:
         """``public-key.pem``, a tag file like any other: the signature covers it (the
@@ -108,6 +190,11 @@ class BagWriter:
     def sign(self, key: Ed25519PrivateKey, tagmanifest: bytes) -> None:
         """The detached signature, the only file of ``signature/``."""
         self.add_tag(SIGNATURE, key.sign(tagmanifest))
+
+    def verification_digests(self) -> dict[str, dict]:
+        """What the build hashed of the payload, for the verifier to take instead of
+        reading the files again: ``{path: {sha256, sha512, size}}``."""
+        return {n: {**d, "size": self.declared[n][1]} for n, d in self.payload.items()}
 
 
 def _one_line(value: str) -> str:
@@ -132,24 +219,56 @@ class _HashingWriter:
         self.size += len(data)
         return self.out.write(data)
 
+    def tell(self) -> int:
+        return self.size
 
-def write_tar(bag: Path, top: str, mtime: int, out: BinaryIO) -> tuple[str, int]:
-    """The bag as a tar stream under ``top/``: names in sorted order, owner 0:0, modes
-    0644 and 0755, every time ``mtime``. Returns the tar's SHA-256 and size."""
-    writer = _HashingWriter(out)
-    with tarfile.open(fileobj=writer, mode="w|", format=tarfile.USTAR_FORMAT) as tar:  # type: ignore[call-overload]
-        for path in [bag, *sorted(bag.rglob("*"), key=lambda p: p.relative_to(bag).as_posix())]:
-            relative = path.relative_to(bag).as_posix()
-            info = tarfile.TarInfo(top if relative == "." else f"{top}/{relative}")
-            info.mtime, info.uid, info.gid, info.uname, info.gname = mtime, 0, 0, "", ""
-            if path.is_dir():
-                info.type, info.mode = tarfile.DIRTYPE, 0o755
-                tar.addfile(info)
-                continue
-            info.mode, info.size = 0o644, path.stat().st_size
-            with path.open("rb") as fh:
-                tar.addfile(info, fh)
-    return writer.sha256.hexdigest(), writer.size
+
+class TarWriter:
+    """The bag as a tar stream under ``top/``: the payload as it is copied (in the order
+    written), then the tag files sorted by name, the signature last; each folder before
+    its first file; owner 0:0, modes 0644 and 0755, every time ``mtime``."""
+
+    def __init__(self, out: BinaryIO, top: str, mtime: int) -> None:
+        self.out, self.top, self.mtime = _HashingWriter(out), top, mtime
+        self.tar = tarfile.TarFile(
+            fileobj=self.out,  # type: ignore[arg-type]
+            mode="w",
+            format=tarfile.USTAR_FORMAT,
+            copybufsize=CHUNK,
+        )
+        self.folders: set[str] = set()
+        self._folder("")
+
+    def _info(self, relative: str) -> tarfile.TarInfo:
+        info = tarfile.TarInfo(f"{self.top}/{relative}" if relative else self.top)
+        info.mtime, info.uid, info.gid, info.uname, info.gname = self.mtime, 0, 0, "", ""
+        return info
+
+    def _folder(self, relative: str) -> None:
+        if relative in self.folders:
+            return
+        if relative:
+            self._folder(relative.rpartition("/")[0])
+        info = self._info(relative)
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+        self.tar.addfile(info)
+        self.folders.add(relative)
+
+    def add_stream(self, relative: str, source, size: int) -> None:
+        self._folder(relative.rpartition("/")[0])
+        info = self._info(relative)
+        info.mode, info.size = 0o644, size
+        self.tar.addfile(info, source)
+
+    def add_tags(self, bag: Path, names: Iterable[str]) -> None:
+        for name in names:
+            with (bag / name).open("rb") as fh:
+                self.add_stream(name, fh, (bag / name).stat().st_size)
+
+    def close(self) -> tuple[str, int]:
+        """The end of the archive. Returns the tar's SHA-256 and size."""
+        self.tar.close()
+        return self.out.sha256.hexdigest(), self.out.size
 
 
 def store_once(tmp: Path, final: Path) -> None:
@@ -167,12 +286,13 @@ def store_once(tmp: Path, final: Path) -> None:
         os.close(fd)
 
 
-def store_pdf(path: Path, data: bytes) -> None:
-    """Keep a report once beside its package (a concurrent first writer wins)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.stem, suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    try:
-        store_once(Path(tmp), path)
-    except FileExistsError:
-        pass
+def tar_member(path: Path, top: str, name: str) -> bytes | None:
+    """The bytes of ``top/name`` in the tar file at ``path``, or None when it holds none
+    (the payload's members are skipped over, not read)."""
+    wanted = f"{top}/{name}"
+    with tarfile.open(path, "r:") as tar:
+        for member in tar:
+            if member.name == wanted and member.isfile():
+                fh = tar.extractfile(member)
+                return fh.read() if fh is not None else None
+    return None

@@ -101,10 +101,6 @@ class Package(models.Model):
         """Where the built package's tar file is kept, to be issued again byte for byte."""
         return Path(settings.DATA_DIR) / "disclosure" / f"{self.code}.tar"
 
-    @property
-    def report_path(self) -> Path:
-        return Path(settings.DATA_DIR) / "disclosure" / f"{self.code}-custody-report.pdf"
-
 
 class Redaction(models.Model):
     """A copy of an item's picture with rectangles an investigator drew filled in black

@@ -1,8 +1,22 @@
-"""The custody report (PDF, WeasyPrint): for each item its thumbnail (blurred if graphic),
-hashes, provenance, custody timeline, fixity, review decisions and legal links; headings in
-English and Arabic (shaped, right to left, with a font the Makefile installs). On every
-page: the package's id, the page number and the SHA-256 of the bag's
-tagmanifest-sha256.txt (for one item outside a package: its reference and SHA-256).
+"""The custody report (PDF, WeasyPrint), drawn from a bag's own files.
+
+``render_from_bag(root)`` reads nothing but the bag: ``bag-info.txt``,
+``manifest-sha256.txt``, ``metadata/package.json``, ``items.json``, ``testimonies.json``,
+``custody/<export id>.json``, the public key and ``metadata/thumbnails/<export id>.jpg``
+(which ``thumbnail_tags`` makes at the build, from the stored derivatives). It never reads
+itself (``REPORT_NAME``), the tag manifests, or any value the build fills once the payload
+is copied (items.json's ``sha512``: the report shows SHA-256 and points to
+manifest-sha512.txt), so the build can render it from the metadata while the payload is
+still copying, and the finished bag renders to the same bytes again: nothing in the PDF
+depends on the clock, the machine, the database or the order files were written in.
+
+At the front, one page in English and Arabic says what the package holds and how to check
+it; then for each item a compact table (label and value on one row, each label in English
+and Arabic from the .po), its custody as table rows, its review and legal links. Every page
+carries the package's id, its page number and the SHA-256 of manifest-sha256.txt.
+
+``item_report(item)`` is one item outside any package, from the database, with the same
+template and code (its reference and SHA-256 on every page).
 
 Nothing is fetched: images are embedded as ``data:`` URLs and the URL fetcher refuses
 every other URL.
@@ -11,23 +25,39 @@ every other URL.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext, gettext_noop
 
 from evidence import imaging
-from evidence.models import Derivative, EvidenceItem
+from evidence.models import CustodyEvent, Derivative, EvidenceItem
 from evidence.storage import evidence_storage
 
 from . import exporting
 from .models import Package, Redaction
 
+# Where the build puts the report among the bag's tag files. The report never reads it.
+REPORT_NAME = "custody-report.pdf"
+THUMBNAILS = "metadata/thumbnails"
+# What the build fills only once the payload is copied: never read, never shown.
+FILLED_AFTER_COPY = ("sha512",)
+WELL_KNOWN_KEYS = "/.well-known/athar-signing-keys"
+
 
 class RefusedFetch(ValueError):
     pass
+
+
+class NotABag(ValueError):
+    """The folder lacks a file the report is drawn from (named)."""
 
 
 def weasyprint() -> Any:
@@ -60,20 +90,383 @@ def local_only() -> Any:
     return LocalOnly(allowed_protocols={"data"})
 
 
-def _redacted_thumbnail(redaction: Redaction) -> str:
+# --- labels, in English and (from the .po) Arabic ---------------------------------------
+
+LABELS = {
+    "title": gettext_noop("Custody report"),
+    "item": gettext_noop("Item"),
+    "picture": gettext_noop("Picture"),
+    "sha256": gettext_noop("SHA-256 of the file"),
+    "sha512": gettext_noop("SHA-512 of the file"),
+    "size": gettext_noop("Size and type"),
+    "kind": gettext_noop("Kind"),
+    "payload": gettext_noop("File in the package"),
+    "redacted": gettext_noop("Redacted copy"),
+    "original_filename": gettext_noop("Original name"),
+    "original_path": gettext_noop("Path on the medium"),
+    "source": gettext_noop("Source"),
+    "acquired_from": gettext_noop("Acquired from"),
+    "intake_date": gettext_noop("Taken in"),
+    "acquisition_method": gettext_noop("Method"),
+    "medium": gettext_noop("Medium"),
+    "date_taken": gettext_noop("Date taken (camera clock)"),
+    "camera": gettext_noop("Camera"),
+    "gps": gettext_noop("GPS (latitude, longitude)"),
+    "sensitivity": gettext_noop("Sensitivity"),
+    "fixity": gettext_noop("Last hash check"),
+    "review_status": gettext_noop("Review status"),
+    "custody": gettext_noop("Custody timeline"),
+    "when": gettext_noop("When"),
+    "action": gettext_noop("Action"),
+    "from_to": gettext_noop("From → to"),
+    "purpose": gettext_noop("Purpose"),
+    "hash_check": gettext_noop("Hash check"),
+    "review": gettext_noop("Review"),
+    "legal": gettext_noop("Legal links"),
+    "by": gettext_noop("By"),
+    "page": gettext_noop("Page"),
+    "none": gettext_noop("none recorded"),
+    "sha512_in_manifest": gettext_noop("in manifest-sha512.txt, beside the file's name"),
+    "graphic_blurred": gettext_noop("Graphic: shown blurred"),
+    "graphic_hidden": gettext_noop("Graphic: no picture shown"),
+    "no_picture": gettext_noop("No picture"),
+    "redacted_note": gettext_noop("The package holds a redacted copy, not the original"),
+    "regions": gettext_noop("regions covered"),
+    "camera_clock": gettext_noop("as the camera's clock recorded it, with no time zone"),
+    "fixity_none": gettext_noop("no hash check recorded in the custody chain"),
+}
+
+SUMMARY = {
+    "heading": gettext_noop("What this package is, and how to check it"),
+    "holds": gettext_noop("What it holds"),
+    "items": gettext_noop("Evidence items"),
+    "testimonies": gettext_noop("Testimonies (statements)"),
+    "events": gettext_noop("Custody events"),
+    "case": gettext_noop("Case"),
+    "recipient": gettext_noop("Recipient"),
+    "recipient_reference": gettext_noop("Recipient's reference"),
+    "purpose": gettext_noop("Purpose"),
+    "requested_by": gettext_noop("Asked for by"),
+    "approved_by": gettext_noop("Approved by"),
+    "bagging_date": gettext_noop("Date of the package"),
+    "left_out": gettext_noop("Records left out (see package.json)"),
+    "checks": gettext_noop("What each check proves"),
+    "bagit": gettext_noop(
+        "Bag validation (bagit.py --validate): the package is complete, no file is missing "
+        "or added, and every file matches the manifests."
+    ),
+    "sums": gettext_noop(
+        "sha256sum -c and sha512sum -c on the manifests: each file is, byte for byte, the "
+        "one the sender recorded; the SHA-256 is the one taken when the file was first "
+        "received."
+    ),
+    "signature": gettext_noop(
+        "The signature (openssl pkeyutl -verify): the holder of the sender's key signed the "
+        "list of every file's hash, this report included. It proves who sent the package "
+        "only if the key is the sender's: check its fingerprint as said below."
+    ),
+    "checkpoint": gettext_noop(
+        "The audit checkpoint and its proofs (verify.py): each audit entry in the package "
+        "belongs to the sender's signed, append-only log; nothing in it was changed or "
+        "removed after the checkpoint."
+    ),
+    "chains": gettext_noop(
+        "The custody chains (verify.py): each custody event is the one the log bound when "
+        "it was recorded, and each hash it verified is the file's."
+    ),
+    "if_fails": gettext_noop("If a check fails"),
+    "fails": gettext_noop(
+        "Do not rely on the package. Keep it as received, unchanged; write down the command "
+        "and what it printed (it names the first file or entry that fails), and ask the "
+        "sender for a new copy through a channel you trust. A file changed on the way, a "
+        "damaged copy or a forgery all look the same here: none can be trusted."
+    ),
+    "fingerprint": gettext_noop("The sender's key fingerprint"),
+    "fingerprint_how": gettext_noop(
+        "Get the sender's fingerprint from the sender's published key list (the page "
+        "%(path)s on the sender's server, or from the sender in person), never from this "
+        "package. Then compute the fingerprint of the key in the package:"
+    ),
+    "fingerprint_here": gettext_noop("The key in this package has the fingerprint:"),
+    "fingerprint_match": gettext_noop(
+        "The two must be the same string. If they differ, the package was not signed by the sender."
+    ),
+    "footer_manifest": gettext_noop("SHA-256 of manifest-sha256.txt"),
+}
+
+ACTIONS = dict(CustodyEvent.Action.choices)
+HASH_RESULTS = dict(CustodyEvent.HashResult.choices)
+
+
+def _both(table: dict[str, str]) -> dict[str, dict[str, str]]:
+    out = {key: {"en": msgid} for key, msgid in table.items()}
+    with translation.override("ar"):
+        for key, msgid in table.items():
+            out[key]["ar"] = gettext(msgid)
+    return out
+
+
+def _choices_both(choices: dict) -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for value, label in choices.items():
+        with translation.override("en"):
+            en = str(label)
+        with translation.override("ar"):
+            ar = str(label)
+        out[value] = {"en": en, "ar": ar}
+    return out
+
+
+# --- times, in the reader's words --------------------------------------------------------
+
+_WEEKDAYS = (
+    gettext_noop("Monday"),
+    gettext_noop("Tuesday"),
+    gettext_noop("Wednesday"),
+    gettext_noop("Thursday"),
+    gettext_noop("Friday"),
+    gettext_noop("Saturday"),
+    gettext_noop("Sunday"),
+)
+_MONTHS = (
+    gettext_noop("January"),
+    gettext_noop("February"),
+    gettext_noop("March"),
+    gettext_noop("April"),
+    gettext_noop("May"),
+    gettext_noop("June"),
+    gettext_noop("July"),
+    gettext_noop("August"),
+    gettext_noop("September"),
+    gettext_noop("October"),
+    gettext_noop("November"),
+    gettext_noop("December"),
+)
+
+
+class Clock:
+    """Times as a reader says them, in both languages: ``Monday 7 December 2026, 12:40:07
+    UTC`` and ``الاثنين 7 ديسمبر 2026، 12:40:07 (UTC)``; always in UTC, whatever the
+    server's zone (the same bag gives the same report anywhere), never microseconds."""
+
+    def __init__(self) -> None:
+        with translation.override("ar"):
+            self.ar_days = [gettext(d) for d in _WEEKDAYS]
+            self.ar_months = [gettext(m) for m in _MONTHS]
+
+    def __call__(self, value: Any) -> dict[str, str]:
+        if not value:
+            return {}
+        if isinstance(value, str):
+            exif = _exif_time(value)
+            if exif is not None:
+                return self._say(exif, zone="")
+            try:
+                value = datetime.fromisoformat(value)
+            except ValueError:
+                return {"en": value, "ar": value}  # as recorded: not a time we can read
+        if value.tzinfo is None:
+            return self._say(value, zone="")
+        return self._say(value.astimezone(UTC), zone="UTC")
+
+    def _say(self, t: datetime, zone: str) -> dict[str, str]:
+        hms = f"{t.hour:02d}:{t.minute:02d}:{t.second:02d}"
+        en = f"{_WEEKDAYS[t.weekday()]} {t.day} {_MONTHS[t.month - 1]} {t.year}, {hms}"
+        ar = f"{self.ar_days[t.weekday()]} {t.day} {self.ar_months[t.month - 1]} {t.year}، {hms}"
+        if zone:
+            en, ar = f"{en} {zone}", f"{ar} ({zone})"
+        return {"en": en, "ar": ar}
+
+
+def _exif_time(value: str) -> datetime | None:
+    """EXIF's ``2013:08:21 10:15:00`` (a camera's clock, no zone), or None."""
+    try:
+        return datetime.strptime(value.strip()[:19], "%Y:%m:%d %H:%M:%S")  # noqa: DTZ007
+    except ValueError:
+        return None
+
+
+# --- the bag, read --------------------------------------------------------------------
+
+
+def _read(root: Path, name: str) -> bytes:
+    path = root / name
+    if not path.is_file():
+        raise NotABag(f"{name} is missing from {root}: the report is drawn from it")
+    return path.read_bytes()
+
+
+def _json(root: Path, name: str) -> Any:
+    return json.loads(_read(root, name))
+
+
+def bag_info(text: str) -> dict[str, str]:
+    """bag-info.txt's ``Label: value`` lines (continuation lines joined)."""
+    out: dict[str, str] = {}
+    last = ""
+    for line in text.splitlines():
+        if line[:1] in (" ", "\t") and last:
+            out[last] += " " + line.strip()
+        elif ":" in line:
+            last, _, value = line.partition(":")
+            out[last.strip()] = value.strip()
+    return out
+
+
+def _public_key(root: Path) -> tuple[str, str]:
+    """The package's public key file (its path in the bag) and its fingerprint: SHA-256 of
+    the DER SubjectPublicKeyInfo, what ``openssl pkey -pubin -outform DER | sha256sum``
+    prints; ("", "") when the bag holds none yet."""
+    from cryptography.hazmat.primitives import serialization
+
+    found = sorted(
+        p
+        for p in root.rglob("public-key.pem")
+        if p.is_file() and not p.relative_to(root).as_posix().startswith("data/")
+    )
+    if not found:
+        return "", ""
+    key = serialization.load_pem_public_key(found[0].read_bytes())
+    der = key.public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return found[0].relative_to(root).as_posix(), hashlib.sha256(der).hexdigest()
+
+
+def _data_url(data: bytes, media_type: str = "image/jpeg") -> str:
+    return f"data:{media_type};base64,{base64.b64encode(data).decode()}"
+
+
+def _fixity(events: list[dict]) -> dict:
+    """The custody chain's last event that re-checked the file's hash."""
+    for event in reversed(events):
+        if event.get("hash_result"):
+            return event
+    return {}
+
+
+def _item_doc(row: dict, events: list[dict], thumbnail: str) -> dict:
+    row = {k: v for k, v in row.items() if k not in FILLED_AFTER_COPY}
+    return {
+        "row": row,
+        "redaction": row["redaction"] if isinstance(row.get("redaction"), dict) else None,
+        "thumbnail": thumbnail,
+        "graphic": bool(row.get("graphic")),
+        "custody": events,
+        "fixity": _fixity(events),
+    }
+
+
+def bag_context(root: Path) -> dict:
+    """What the report shows, read from the bag's files alone."""
+    root = Path(root)
+    info = bag_info(_read(root, "bag-info.txt").decode("utf-8"))
+    manifest = hashlib.sha256(_read(root, "manifest-sha256.txt")).hexdigest()
+    package = _json(root, "metadata/package.json")
+    rows = _json(root, "metadata/items.json")
+    testimonies = _json(root, "metadata/testimonies.json")
+    items, events = [], 0
+    for row in rows:
+        export_id = row["export_id"]
+        custody = _json(root, f"metadata/custody/{export_id}.json")
+        if custody.get("reference") != row["reference"]:
+            raise NotABag(f"metadata/custody/{export_id}.json is not {row['reference']}'s")
+        chain = [e["columns"] for e in custody.get("events", [])]
+        events += len(chain)
+        thumb = root / THUMBNAILS / f"{export_id}.jpg"
+        picture = _data_url(thumb.read_bytes()) if thumb.is_file() else ""
+        items.append(_item_doc(row, chain, picture))
+    key_path, fingerprint = _public_key(root)
+    code = info.get("External-Identifier") or package.get("package", "")
+    left_out = package.get("left_out", {})
+    return {
+        "code": code,
+        "title": f"{code} · {package.get('case', '')}",
+        "running": code,
+        "footer": f"manifest-sha256.txt SHA-256 {manifest}",
+        "package": package,
+        "info": info,
+        "summary": {
+            "items": len(items),
+            "testimonies": len(testimonies),
+            "events": events,
+            "left_out": sum(len(v) for v in left_out.values()),
+            "key_path": key_path or "public-key.pem",
+            "fingerprint": fingerprint,
+            "bagging_date": info.get("Bagging-Date", ""),
+        },
+        "items": items,
+        # /CreationDate: the bag's own date, never the clock.
+        "created": info.get("Bagging-Date", ""),
+    }
+
+
+# --- rendering -----------------------------------------------------------------------
+
+
+def _render(context: dict) -> bytes:
+    weasyprint()
+    from weasyprint import HTML
+
+    clock = Clock()
+    actions, results = _choices_both(ACTIONS), _choices_both(HASH_RESULTS)
+    for it in context["items"]:
+        row = it["row"]
+        row["intake_words"] = clock(row.get("intake_date"))
+        row["taken_words"] = clock(row.get("date_taken"))
+        for e in it["custody"]:
+            e["at_words"] = clock(e.get("at"))
+            action = e.get("action", "")
+            e["action_words"] = actions.get(action) or {"en": action, "ar": action}
+            result = e.get("hash_result", "")
+            as_is = {"en": result, "ar": result} if result else {}
+            e["hash_words"] = results.get(result) or as_is
+        for d in row.get("reviewers", []):
+            d["at_words"] = clock(d.get("at"))
+        if it["fixity"]:
+            it["fixity_words"] = clock(it["fixity"].get("at"))
+    package = context.get("package") or {}
+    for key in ("requested_at", "approved_at"):
+        if package.get(key):
+            package[f"{key}_words"] = clock(package[key])
+    summary_words = _both(SUMMARY)
+    for lang in ("en", "ar"):
+        how = summary_words["fingerprint_how"]
+        how[lang] = how[lang] % {"path": WELL_KNOWN_KEYS}
+    with translation.override("en"):
+        html = render_to_string(
+            "disclosure/report.html",
+            {**context, "L": _both(LABELS), "S": summary_words, "withheld": exporting.WITHHELD},
+        )
+    document = HTML(string=html, url_fetcher=local_only(), base_url="data:,")
+    # No /ID and no clock: pdf_identifier stays off, and /CreationDate is the bag's date
+    # (``<meta name=dcterms.created>``), so the same bag gives the same bytes.
+    return document.write_pdf(uncompressed_pdf=False, pdf_identifier=False)
+
+
+def render_from_bag(root: Path) -> bytes:
+    """The custody report PDF of the bag at ``root``, from its files alone (no database)."""
+    return _render(bag_context(Path(root)))
+
+
+# --- the build's thumbnails --------------------------------------------------------------
+
+
+def _redacted_thumbnail(redaction: Redaction) -> bytes:
     """A thumbnail of the redacted copy: the original's would show what it covers."""
     from PIL import Image
 
     with evidence_storage().open(redaction.storage_key) as fh:
         img = Image.open(io.BytesIO(fh.read()), formats=["JPEG"])
         img.thumbnail((imaging.THUMBNAIL_SIZE, imaging.THUMBNAIL_SIZE))
-        data = imaging.encode_jpeg(img.convert("RGB"), imaging.THUMBNAIL_QUALITY)
-    return f"data:image/jpeg;base64,{base64.b64encode(data).decode()}"
+        return imaging.encode_jpeg(img.convert("RGB"), imaging.THUMBNAIL_QUALITY)
 
 
-def _thumbnails(items: Sequence[EvidenceItem], redactions: dict[int, Redaction]) -> dict[int, str]:
-    """Each item's thumbnail as a data URL; a graphic item's blurred one, or none; a
-    redacted item's made from its redacted copy (blurred too if graphic: none)."""
+def _thumbnails(
+    items: Sequence[EvidenceItem], redactions: dict[int, Redaction]
+) -> dict[int, bytes]:
+    """Each item's thumbnail (JPEG): a graphic item's blurred one, or none; a redacted
+    item's made from its redacted copy (none if graphic); none without a derivative."""
     rows = Derivative.objects.filter(
         original__in=[i.original_id for i in items], kind__in=["thumbnail", "blurred"]
     )
@@ -86,77 +479,32 @@ def _thumbnails(items: Sequence[EvidenceItem], redactions: dict[int, Redaction])
                 out[item.pk] = _redacted_thumbnail(redactions[item.pk])
             continue
         d = found.get((item.original_id, "blurred" if item.is_graphic else "thumbnail"))
-        if d is None:
+        if d is None or d.media_type != "image/jpeg":
             continue
         with store.open(d.storage_key) as fh:
-            data = fh.read()
-        out[item.pk] = f"data:{d.media_type};base64,{base64.b64encode(data).decode()}"
+            out[item.pk] = fh.read()
     return out
 
 
-def _fixity(items: Sequence[EvidenceItem]) -> dict[int, dict]:
+def thumbnail_tags(
+    package: Package, items: Sequence[EvidenceItem], redactions: dict[int, Redaction]
+) -> dict[str, bytes]:
+    """``{"metadata/thumbnails/<export id>.jpg": jpeg}`` for the build to add as tag files
+    (``items`` in the package's order, as ``exporting.items_of`` gives them)."""
+    thumbs = _thumbnails(items, redactions)
     return {
-        i.pk: {
-            "integrity": i.get_integrity_display(),
-            "checked_at": exporting.plain(i.integrity_checked_at) or "",
-        }
-        for i in items
+        f"{THUMBNAILS}/{exporting.export_id(package, n)}.jpg": thumbs[item.pk]
+        for n, item in enumerate(items, 1)
+        if item.pk in thumbs
     }
 
 
-def _render(title: str, running: str, footer: str, items: list[dict]) -> bytes:
-    weasyprint()
-    from weasyprint import HTML
-
-    with translation.override("en"):
-        html = render_to_string(
-            "disclosure/report.html",
-            {
-                "title": title,
-                "running": running,
-                "footer": footer,
-                "items": items,
-                "withheld": exporting.WITHHELD,
-            },
-        )
-    document = HTML(string=html, url_fetcher=local_only(), base_url="data:,")
-    return document.write_pdf(uncompressed_pdf=False)
-
-
-def _item_docs(
-    items: Sequence[EvidenceItem], rows: list[dict], redactions: dict[int, Redaction]
-) -> list:
-    custody = exporting.custody_of(items)
-    thumbs, fixity = _thumbnails(items, redactions), _fixity(items)
-    docs = []
-    for item, row in zip(items, rows, strict=True):
-        docs.append(
-            {
-                "row": row,  # what items.csv says, withheld fields marked so: nothing else
-                "thumbnail": thumbs.get(item.pk, ""),
-                "graphic": item.is_graphic,
-                "custody": [e["columns"] for e in custody.get(item.pk, [])],
-                "fixity": fixity[item.pk],
-            }
-        )
-    return docs
-
-
-def package_report(package: Package) -> bytes:
-    """The report of a built package (its tagmanifest hash on every page)."""
-    items = exporting.items_of(package)
-    redactions = exporting.redactions_of(package)
-    rows, _named = exporting.item_rows(package, items, {}, redactions)
-    return _render(
-        f"{package.code} · {package.case.reference}",
-        f"{package.code}",
-        f"tagmanifest-sha256.txt SHA-256 {package.tagmanifest_sha256}",
-        _item_docs(items, rows, redactions),
-    )
+# --- one item, outside any package, and a built package's report -------------------------
 
 
 def item_report(item: EvidenceItem) -> bytes:
-    """The report of one item, outside any package (its SHA-256 on every page)."""
+    """The report of one item, outside any package (its SHA-256 on every page), from the
+    database: the same rows a package would hold, the same template."""
     item = (
         EvidenceItem.objects.select_related("original", "provenance", "source_person", "case")
         .filter(pk=item.pk)
@@ -164,10 +512,45 @@ def item_report(item: EvidenceItem) -> bytes:
     )
     placeholder = Package(case=item.case, purpose="investigation")
     rows, _named = exporting.item_rows(placeholder, [item], {})
-    rows[0]["export_id"] = rows[0]["file"] = ""
+    rows[0]["export_id"] = rows[0]["file"] = rows[0]["payload"] = ""
+    chain = [e["columns"] for e in exporting.custody_of([item]).get(item.pk, [])]
+    thumbs = _thumbnails([item], {})
+    doc = _item_doc(rows[0], chain, _data_url(thumbs[item.pk]) if item.pk in thumbs else "")
+    doc["integrity"] = item.get_integrity_display()
     return _render(
-        f"{item.reference} · {item.case.reference}",
-        item.reference,
-        f"SHA-256 {item.original.sha256}",
-        _item_docs([item], rows, {}),
+        {
+            "code": item.reference,
+            "title": f"{item.reference} · {item.case.reference}",
+            "running": item.reference,
+            "footer": f"SHA-256 {item.original.sha256}",
+            "package": None,
+            "summary": None,
+            "items": [doc],
+            "created": "",
+        }
     )
+
+
+def package_report(package: Package) -> bytes:
+    """A built package's report: the one its stored tar file holds, or else rendered from
+    the tar's own files (never from the database)."""
+    import tarfile
+    import tempfile
+
+    top = f"{package.code}/"
+    wanted = ("bag-info.txt", "manifest-sha256.txt", "metadata/")
+    with tarfile.open(package.stored_path, "r:") as tar, tempfile.TemporaryDirectory() as tmp:
+        for member in tar:
+            name = member.name.removeprefix(top)
+            if not member.isfile() or ".." in name.split("/") or name.startswith("/"):
+                continue
+            fh = tar.extractfile(member)
+            if fh is None:
+                continue
+            if name == REPORT_NAME:
+                return fh.read()
+            if name.startswith(wanted) or name.endswith("public-key.pem"):
+                path = Path(tmp) / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(fh.read())
+        return render_from_bag(Path(tmp))

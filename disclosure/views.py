@@ -3,6 +3,8 @@ and hash), its decision (approve, refuse, withdraw)."""
 
 from __future__ import annotations
 
+import hashlib
+import io
 from collections.abc import Callable
 
 from django.contrib import messages as flash
@@ -23,10 +25,10 @@ from people.models import Person
 from people.protection import attachment_refusal, reveal_refusal
 
 from . import report, services, tasks
-from .bag import store_pdf
 from .contents import EXIF, review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
+from .services.building import bag_report
 
 S = Package.Status
 
@@ -226,19 +228,23 @@ def download(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
 
 
 def package_report(request: HttpRequest, ref: str, package_id: int) -> FileResponse:
-    """A ready package's custody report (PDF): made once, kept beside its tar file and
-    issued again byte for byte (audited)."""
+    """A ready package's custody report (PDF), the one its bag holds (covered by the
+    signature), issued from the stored tar file byte for byte (audited)."""
     case, package = _package(request, ref, package_id)
     if not can(request.user, Action.EXPORT, case):
         raise PermissionDenied
-    if package.status != S.READY:
+    if package.status != S.READY or not package.stored_path.is_file():
         raise Http404
-    path = package.report_path
-    if not path.is_file():
-        store_pdf(path, report.package_report(package))
+    pdf = bag_report(package)
     with transaction.atomic(durable=True):
-        audit.record(request.user, "disclosure.report", target=package, case=case)
-    response = FileResponse(path.open("rb"), filename=f"{package.code}-custody-report.pdf")
+        audit.record(
+            request.user,
+            "disclosure.report",
+            target=package,
+            case=case,
+            sha256=hashlib.sha256(pdf).hexdigest(),
+        )
+    response = FileResponse(io.BytesIO(pdf), filename=f"{package.code}-custody-report.pdf")
     response["Content-Type"] = "application/pdf"
     return response
 

@@ -15,8 +15,10 @@ import importlib.metadata
 import os
 import shutil
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -26,16 +28,14 @@ from django.utils.translation import gettext as _
 
 from casefiles import audit, checkpoints
 from casefiles.access import Action, Role, can, role_in
-from casefiles.models import AuditCheckpoint
 from casefiles.services import one_person_refusal
-from casefiles.services.checkpoints import create_audit_checkpoint
 from evidence.custody_events import record_custody
 from evidence.models import CustodyEvent
 from evidence.services import NOTE_EXPORTED, NOTE_REDACTED_SENT
 from evidence.storage import evidence_storage
 
-from .. import exporting, verifier
-from ..bag import PROFILE_ID, VERIFY_PY, BagWriter, store_once, write_tar
+from .. import anchoring, exporting, report, verifier
+from ..bag import PROFILE_ID, REPORT, VERIFY_PY, BagWriter, TarWriter, store_once, tar_member
 from ..bag import VERIFY_TXT as VERIFY_TXT_NAME
 from ..contents import review
 from ..models import Package
@@ -119,49 +119,59 @@ def _check_again(package: Package) -> None:
                 raise BuildRefused(_("Changed since the approval: %(why)s") % {"why": why})
 
 
-def _checkpoint(entries_to: int) -> AuditCheckpoint:
-    latest = AuditCheckpoint.objects.order_by("-size").first()
-    if latest is None or latest.size < entries_to:
-        latest, _consistency = create_audit_checkpoint(actor=None)
-    return latest
-
-
 def _progress(package: Package, done: int) -> None:
     Package.objects.filter(pk=package.pk).update(done=done)
 
 
-def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
-    """The package's bag in the new folder ``root``. Returns tagmanifest-sha256.txt and
-    what the build's audit entry records."""
+def write_bag(
+    package: Package, root: Path, tar: TarWriter | None = None, *, keep_payload: bool = True
+) -> tuple[bytes, dict]:
+    """The package's bag: its tag files in the new folder ``root``, its payload read once
+    from the store into ``tar`` and, with ``keep_payload``, into ``root/data`` too.
+    Returns tagmanifest-sha256.txt and what the build's audit entry records."""
+    bag = BagWriter(root, tar, keep_payload=keep_payload)
+    renderer = ThreadPoolExecutor(1, thread_name_prefix="report")
+    try:
+        return _write_bag(package, bag, renderer)
+    finally:
+        bag.close()
+        renderer.shutdown(wait=False, cancel_futures=True)
+
+
+def _write_bag(
+    package: Package, bag: BagWriter, renderer: ThreadPoolExecutor
+) -> tuple[bytes, dict]:
     case = package.case
     items, testimonies = exporting.items_of(package), exporting.testimonies_of(package)
-    bag = BagWriter(root)
-    store = evidence_storage()
-    digests: dict[int, dict[str, str]] = {}
     redactions = exporting.redactions_of(package)
+    # 1. The payload declared as the store recorded it, and every tag file the report is
+    # drawn from written, before a byte of the payload is copied.
+    sources = []  # (item pk, name in data/, storage key)
     for n, item in enumerate(items, 1):
         redaction = redactions.get(item.pk)
         if redaction is not None:
             name = f"redacted/{exporting.export_id(package, n)}.jpg"
-            with store.open(redaction.storage_key) as source:
-                digests[item.pk] = bag.add_payload(name, source, expect_sha256=redaction.sha256)
-            continue
-        name = f"originals/{exporting.file_name(package, n, item)}"
-        with store.open(item.original.storage_key) as source:
-            digests[item.pk] = bag.add_payload(name, source, expect_sha256=item.original.sha256)
-        if n % PROGRESS_EVERY == 0:
-            _progress(package, n)
-    rows, named = exporting.item_rows(package, items, digests, redactions)
-    testimony_docs = []
+            bag.declare(name, redaction.sha256, redaction.size)
+            sources.append((item.pk, name, redaction.storage_key))
+        else:
+            name = f"originals/{exporting.file_name(package, n, item)}"
+            bag.declare(name, item.original.sha256, item.original.size)
+            sources.append((item.pk, name, item.original.storage_key))
+    rows, named = exporting.item_rows(package, items, {}, redactions)  # SHA-512s to come
+    statements, testimony_docs = [], []
     for row, text in exporting.testimony_rows(package, testimonies, named):
         data = text.encode("utf-8")
         if hashlib.sha256(data).hexdigest() != row["sha256"]:
             raise BuildRefused(_("%(reference)s: the statement does not match its hash.") % row)
-        bag.add_payload_bytes(f"testimony/{row['file']}", data)
+        bag.declare(f"testimony/{row['file']}", row["sha256"], len(data))
+        statements.append((f"testimony/{row['file']}", data))
         testimony_docs.append(row)
     custody = exporting.custody_of(items)
     entries = exporting.audit_excerpt(case, items, testimonies, custody)
-    checkpoint = _checkpoint(max((e.seq for e in entries), default=1))
+    checkpoint = anchoring.package_checkpoint(max((e.seq for e in entries), default=1))
+    # The log's leaves, read once for every proof of the build.
+    tree = anchoring.Tree(checkpoints.stored_leaves()[: checkpoint.size])
+    checkpoint_doc, proved_from = anchoring.checkpoint_doc(package, checkpoint, tree)
     for item, row in zip(items, rows, strict=True):
         events = custody.get(item.pk, [])
         doc = {"export_id": row["export_id"], "reference": item.reference, "events": events}
@@ -174,30 +184,15 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
     docs = [exporting.entry_doc(e, withheld.get(e.seq, "")) for e in entries]
     lines = [exporting.dumps(doc).replace(b"\n", b"") for doc in docs]
     bag.add_tag("metadata/audit/entries.jsonl", b"".join(line + b"\n" for line in lines))
+    bag.add_tag("metadata/audit/checkpoint.json", exporting.dumps(checkpoint_doc))
     bag.add_tag(
-        "metadata/audit/checkpoint.json",
-        exporting.dumps(checkpoints.bundle(checkpoint, None)),
-    )
-    bag.add_tag(
-        "metadata/audit/proofs.json", exporting.dumps(exporting.proofs_for(entries, checkpoint))
+        "metadata/audit/proofs.json", exporting.dumps(tree.inclusion(entries, checkpoint.size))
     )
     left_out = review(package.requested_by, package)
     bag.add_tag("metadata/package.json", exporting.dumps(_package_doc(package, left_out, named)))
     bag.add_tag("metadata/athar-disclosure-profile.json", PROFILE.read_bytes())
-    decided = package.decided_at or timezone.now()
-    info = [
-        ("Source-Organization", settings.ATHAR_CHECKPOINT_ORIGIN),
-        ("External-Identifier", package.code),
-        ("Bagging-Date", decided.date().isoformat()),
-        ("Bag-Group-Identifier", case.reference),
-        ("BagIt-Profile-Identifier", PROFILE_ID),
-        ("Recipient", package.recipient),
-        ("Recipient-Case-Reference", package.recipient_reference or "-"),
-        ("Purpose", package.purpose),
-        ("Internal-Sender-Identifier", f"{case.reference}/{package.code}"),
-        ("Athar-Version", athar_version()),
-        ("Verifier-SHA256", hashlib.sha256(VERIFIER_BYTES).hexdigest()),
-    ]
+    for name, data in report.thumbnail_tags(package, items, redactions).items():
+        bag.add_tag(name, data)
     key = checkpoints.signing_key()
     bag.add_public_key(key)
     fingerprint = verifier.fingerprint(key.public_key().public_bytes_raw())
@@ -205,7 +200,31 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         VERIFY_TXT_NAME, VERIFY_TXT.format(code=package.code, fingerprint=fingerprint).encode()
     )
     bag.add_tag(VERIFY_PY, VERIFIER_BYTES)
-    tagmanifest = bag.finish(info)
+    bag.write_declaration(_bag_info(package))
+    # 2. The custody report, drawn from those files, on the second core while the payload
+    # copies (hashing and writing release the interpreter's lock).
+    started = time.perf_counter()
+    rendering = renderer.submit(_render_report, bag.root)
+    # 3. The payload, each file read once: hashed, checked and written.
+    store = evidence_storage()
+    digests: dict[int, dict[str, str]] = {}
+    for n, (pk, name, storage_key) in enumerate(sources, 1):
+        with store.open(storage_key) as source:
+            digests[pk] = bag.add_payload(name, source)
+        if n % PROGRESS_EVERY == 0:
+            _progress(package, n)
+    for name, data in statements:
+        bag.add_payload_bytes(name, data)
+    copied = time.perf_counter()
+    for item, row in zip(items, rows, strict=True):
+        if item.pk not in redactions:
+            row["sha512"] = digests[item.pk]["sha512"]
+    bag.add_tag("metadata/items.json", exporting.dumps(rows))
+    bag.add_tag("metadata/items.csv", exporting.items_csv(rows))
+    pdf, render_s = rendering.result()
+    waited = time.perf_counter() - copied
+    bag.add_tag(REPORT, pdf)
+    tagmanifest = bag.finish()
     bag.sign(key, tagmanifest)
     _progress(package, len(items))
     details = {
@@ -215,10 +234,71 @@ def write_bag(package: Package, root: Path) -> tuple[bytes, dict]:
         "named": named,
         "withheld_details": sorted(withheld),  # the excerpt's entries given by their digest
         "checkpoint": checkpoint.size,
+        "consistency_from": proved_from,
+        "report_sha256": hashlib.sha256(pdf).hexdigest(),
         "tagmanifest_sha256": hashlib.sha256(tagmanifest).hexdigest(),
     }
-    built = {"details": details, "items": items, "digests": digests, "redacted": set(redactions)}
+    built = {
+        "details": details,
+        "items": items,
+        "digests": digests,
+        "redacted": set(redactions),
+        "payload": bag.verification_digests(),
+        # How long the copy and the report took, and how long the report was waited for.
+        "timing": {"copy_s": copied - started, "render_s": render_s, "waited_s": waited},
+    }
     return tagmanifest, built
+
+
+def _render_report(root: Path) -> tuple[bytes, float]:
+    start = time.perf_counter()
+    pdf = report.render_from_bag(root)
+    return pdf, time.perf_counter() - start
+
+
+def _bag_info(package: Package) -> list[tuple[str, str]]:
+    decided = package.decided_at or timezone.now()
+    return [
+        ("Source-Organization", settings.ATHAR_CHECKPOINT_ORIGIN),
+        ("External-Identifier", package.code),
+        ("Bagging-Date", decided.date().isoformat()),
+        ("Bag-Group-Identifier", package.case.reference),
+        ("BagIt-Profile-Identifier", PROFILE_ID),
+        ("Recipient", package.recipient),
+        ("Recipient-Case-Reference", package.recipient_reference or "-"),
+        ("Purpose", package.purpose),
+        ("Internal-Sender-Identifier", f"{package.case.reference}/{package.code}"),
+        ("Athar-Version", athar_version()),
+        ("Verifier-SHA256", hashlib.sha256(VERIFIER_BYTES).hexdigest()),
+    ]
+
+
+def build_bag(
+    package: Package, root: Path, out: BinaryIO, *, keep_payload: bool = True
+) -> tuple[bytes, dict, str, int]:
+    """The bag written (``write_bag``), checked by the verifier it carries (the payload by
+    the digests taken while copying it, every tag file read again), and its tar written to
+    ``out``. Returns tagmanifest-sha256.txt, the build's record, the tar's SHA-256 and size."""
+    decided = package.decided_at or timezone.now()
+    tar = TarWriter(out, package.code, int(decided.timestamp()))
+    tagmanifest, built = write_bag(package, root, tar, keep_payload=keep_payload)
+    # What the court will run, run here first: a bag that does not verify offline
+    # (a tag file changed on the disk meanwhile, a fault of the build) is never issued.
+    try:
+        verifier.verify(root, payload_digests=built["payload"])
+    except verifier.Failure as exc:
+        raise BagDoesNotVerify(str(exc)) from None
+    tar.add_tags(root, _tag_files_of(root))
+    sha256, size = tar.close()
+    return tagmanifest, built, sha256, size
+
+
+def _tag_files_of(root: Path) -> list[str]:
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file() and not p.relative_to(root).as_posix().startswith("data/")
+    )
 
 
 def _package_doc(package: Package, found, named: dict[str, list[str]]) -> dict:
@@ -242,8 +322,10 @@ def _package_doc(package: Package, found, named: dict[str, list[str]]) -> dict:
 
 
 def run_build(package: Package, out: Path | None = None) -> Package:
-    """Build a package marked ``building``: into ``out`` (a new folder) if given, else a
-    scratch folder removed afterwards. On any error the package is marked failed."""
+    """Build a package marked ``building``: its tar file stored, and the bag also kept as
+    a folder in ``out`` (a new folder) if given; else its tag files go to a scratch
+    folder removed afterwards and its payload only into the tar. On any error the
+    package is marked failed."""
     package = Package.objects.select_related("case", "requested_by", "decided_by").get(
         pk=package.pk
     )
@@ -251,7 +333,7 @@ def run_build(package: Package, out: Path | None = None) -> Package:
         raise ValidationError(_("Only a package being built is built."))
     stored = package.stored_path
     stored.parent.mkdir(parents=True, exist_ok=True)
-    scratch = None
+    scratch = tmp = None
     try:
         _check_again(package)
         if out is None:
@@ -259,29 +341,35 @@ def run_build(package: Package, out: Path | None = None) -> Package:
             root = scratch / package.code
         else:
             root = out
-        tagmanifest, built = write_bag(package, root)
-        # What the court will run, run here first: a bag that does not verify offline
-        # (a file changed on the disk meanwhile, a fault of the build) is never issued.
-        try:
-            verifier.verify(root)
-        except verifier.Failure as exc:
-            raise BagDoesNotVerify(str(exc)) from None
-        decided = package.decided_at or timezone.now()
-        fd, tmp = tempfile.mkstemp(dir=stored.parent, prefix=f"{package.code}-", suffix=".tar")
+        fd, name = tempfile.mkstemp(dir=stored.parent, prefix=f"{package.code}-", suffix=".tar")
+        tmp = Path(name)
         with os.fdopen(fd, "wb") as fh:
-            sha256, size = write_tar(root, package.code, int(decided.timestamp()), fh)
+            tagmanifest, built, sha256, size = build_bag(
+                package, root, fh, keep_payload=out is not None
+            )
         if stored.exists():
             stored.unlink()  # a failed build's file never reached ``ready``: not issued
-        store_once(Path(tmp), stored)
+        store_once(tmp, stored)
+        tmp = None
         _finish(package, sha256, size, tagmanifest, built)
     except Exception as exc:
         fail_build(package, f"{type(exc).__name__}: {exc}")
         raise
     finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
     package.refresh_from_db()
+    package.timing = built["timing"]  # type: ignore[attr-defined]
     return package
+
+
+def bag_report(package: Package) -> bytes:
+    """The custody report a built package's bag holds, read from its stored tar file (a
+    package built before the report went into the bag: rendered from the tar's files)."""
+    pdf = tar_member(package.stored_path, package.code, REPORT)
+    return pdf if pdf is not None else report.package_report(package)
 
 
 def _finish(package: Package, sha256: str, size: int, tagmanifest: bytes, built: dict) -> None:

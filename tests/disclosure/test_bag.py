@@ -8,6 +8,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,6 @@ from django.core.management.base import CommandError
 
 from casefiles.audit import verify_log
 from disclosure import services
-from disclosure.bag import write_tar
 from disclosure.exporting import custody_of, items_csv
 from disclosure.models import Package
 from disclosure.services import building
@@ -325,16 +325,19 @@ def test_the_same_package_gives_the_same_bytes(world, tmp_path):
     bag and its tar file are the same bytes (the stored tar is what is issued again)."""
     package = approved(world)
     one, two = tmp_path / "one", tmp_path / "two"
-    building.write_bag(package, one)
-    building.write_bag(package, two)
+    first, second = io.BytesIO(), io.BytesIO()
+    *_, sha_one, size_one = building.build_bag(package, one, first)
+    *_, sha_two, size_two = building.build_bag(package, two, second)
     files = sorted(p.relative_to(one) for p in one.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(two) for p in two.rglob("*") if p.is_file())
     for name in files:
         assert (one / name).read_bytes() == (two / name).read_bytes(), name
-    mtime = int(package.decided_at.timestamp())
-    first, second = io.BytesIO(), io.BytesIO()
-    assert write_tar(one, package.code, mtime, first) == write_tar(two, package.code, mtime, second)
+    assert (sha_one, size_one) == (sha_two, size_two)
     assert first.getvalue() == second.getvalue()
+    # The tar holds the folder's files, byte for byte, and nothing else.
+    with tarfile.open(fileobj=io.BytesIO(first.getvalue())) as tar:
+        held = {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}
+    assert held == {f"{package.code}/{n.as_posix()}": (one / n).read_bytes() for n in files}
 
 
 def _all_text(bag: Path) -> str:
@@ -384,24 +387,24 @@ def test_access_and_contents_are_checked_again_at_the_build(world, tmp_path):
 
 
 def test_a_bag_that_fails_its_own_verifier_is_never_issued(world, tmp_path, monkeypatch):
-    """A file changed on the disk between its writing and the tar (or a fault of the
+    """A tag file changed on the disk between its writing and the tar (or a fault of the
     build): the build runs the verifier the court will run, and stops."""
     package = approved(world)
     write_bag = building.write_bag
 
-    def write_then_damage(package, root):
-        written = write_bag(package, root)
-        original = next((root / "data" / "originals").iterdir())
-        original.write_bytes(b"\x00" + original.read_bytes()[1:])
+    def write_then_damage(package, root, *args, **kwargs):
+        written = write_bag(package, root, *args, **kwargs)
+        custody = next((root / "metadata" / "custody").iterdir())
+        custody.write_bytes(custody.read_bytes().replace(b"acquired", b"borrowed", 1))
         return written
 
     monkeypatch.setattr(building, "write_bag", write_then_damage)
     kept = package.stored_path.parent
     tars = set(kept.glob("*.tar")) if kept.exists() else set()
-    with pytest.raises(CommandError, match=r"BagDoesNotVerify: .*originals/PKG-"):
+    with pytest.raises(CommandError, match=r"BagDoesNotVerify: metadata/custody/PKG-"):
         build(package, tmp_path / "bag")
     package.refresh_from_db()
-    assert package.status == Package.Status.FAILED and "originals/PKG-" in package.error
+    assert package.status == Package.Status.FAILED and "metadata/custody/PKG-" in package.error
     assert set(kept.glob("*.tar")) == tars and not package.sha256
     assert not CustodyEvent.objects.filter(action="exported").exists()
 

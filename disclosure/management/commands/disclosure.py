@@ -1,23 +1,29 @@
-"""manage.py disclosure request|approve|refuse|build: a disclosure package from the command line.
+"""manage.py disclosure request|approve|refuse|build|report: packages from the command line.
 
     manage.py disclosure request --case REF --select all|EV-…[,…] --recipient "…" \\
         --purpose SCOPE --as USER          (prints the package's id)
     manage.py disclosure approve ID --as USER
     manage.py disclosure build ID --out DIR
+    manage.py disclosure report ID --out FILE --as USER   (the custody report its bag holds)
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
+from casefiles import audit
+from casefiles.access import Action, can
 from casefiles.models import Case
 from disclosure import services
 from disclosure.contents import review
 from disclosure.models import Package
+from disclosure.services.building import bag_report
 
 
 def _user(username: str):
@@ -66,6 +72,10 @@ class Command(BaseCommand):
         build.add_argument("id", type=int)
         build.add_argument("--out", type=Path, required=True, help="a new folder for the bag")
         build.add_argument("--as", dest="username", help="who builds it (default: the system)")
+        issue = steps.add_parser("report", help="a built package's custody report, from its bag")
+        issue.add_argument("id", type=int)
+        issue.add_argument("--out", type=Path, required=True, help="a new file for the PDF")
+        issue.add_argument("--as", dest="username", required=True)
 
     def handle(self, *args, step, **options):
         try:
@@ -130,3 +140,22 @@ class Command(BaseCommand):
             f"tar file {package.stored_path} sha256 {package.sha256}\n"
             f"tagmanifest-sha256.txt sha256 {package.tagmanifest_sha256}"
         )
+
+    def do_report(self, *, id, out, username, **_):
+        """The report the package's bag holds, from its stored tar file (audited)."""
+        user, package = _user(username), _package(id)
+        if not can(user, Action.EXPORT, package.case):
+            raise CommandError(f"{username} may not disclose in {package.case.reference}.")
+        if package.status != Package.Status.READY or not package.stored_path.is_file():
+            raise CommandError(f"{package.code} is not built.")
+        if out.exists():
+            raise CommandError(f"{out} exists: give a new file.")
+        pdf = bag_report(package)
+        sha256 = hashlib.sha256(pdf).hexdigest()
+        with transaction.atomic(durable=True):
+            audit.record(
+                user, "disclosure.report", target=package, case=package.case, sha256=sha256
+            )
+        with out.open("xb") as fh:
+            fh.write(pdf)
+        self.stdout.write(f"{package.code} custody report in {out}, sha256 {sha256}")
