@@ -440,7 +440,10 @@ class _Items:
         head = " · ".join(x for x in (row.get("export_id"), row.get("reference")) if x)
         if row.get("title"):
             head += f" · {row['title']}"
-        out.append(f'<table class="it"><tr class="h"><td colspan="2">{esc(head)}</td></tr>')
+        out.append(
+            '<table class="it"><col class="l"><col>'
+            f'<tr class="h"><td colspan="2">{esc(head)}</td></tr>'
+        )
 
         def line(label: str, *values: str, cls: str = "") -> None:
             cell = "<br>".join(esc(v) for v in values if v) or "—"
