@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "athar.settings")
 os.environ.setdefault("DATABASE_URL", "sqlite:///:memory:")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
