@@ -122,9 +122,9 @@ def test_drawn_from_the_bag_alone_and_the_same_bytes_every_time(
     (copy / report.REPORT_NAME).write_bytes(pdf[:100])
     assert report.render_from_bag(copy) == pdf
     # Its creation date is the bag's (never the clock's), and it has no random identifier.
-    date = dict(
-        line.split(": ", 1) for line in (bag / "bag-info.txt").read_text().splitlines()
-    )["Bagging-Date"]
+    date = dict(line.split(": ", 1) for line in (bag / "bag-info.txt").read_text().splitlines())[
+        "Bagging-Date"
+    ]
     (tmp_path / "info.pdf").write_bytes(pdf)
     info = subprocess.run(
         ["pdfinfo", "-isodates", str(tmp_path / "info.pdf")], capture_output=True, text=True
