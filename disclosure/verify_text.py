@@ -60,10 +60,10 @@ THE CHECKS (run each from this folder, the one holding bagit.txt)
 
 5. Everything above at once, and the chain of custody and the audit log: each record's
    hash, its proof of inclusion in the sender's signed audit checkpoint, each custody
-   event. Python's standard library alone; put the fingerprint you got from the sender
-   in place of FINGERPRINT:
+   event. Python's standard library alone; first set FINGERPRINT to the fingerprint you
+   got from the sender (export FINGERPRINT=<the 64 hex digits>):
 
-       python3 -I verify.py . --key-fingerprint FINGERPRINT
+       python3 -I verify.py . --key-fingerprint $FINGERPRINT
 
    Its last line says OK, or FAILED naming the first file or record that does not hold.
 
@@ -129,9 +129,9 @@ verify.py: compare that with the sender's published release to know verify.py is
 
 ٥. كل ما سبق دفعة واحدة، ومعه سلسلة العهدة وسجل التدقيق: بصمة كل قيد، وبرهان احتوائه في
    نقطة التدقيق التي وقّعها المُرسِل، وكل حدث من أحداث العهدة. بمكتبة بايثون القياسية وحدها؛
-   ضع البصمة التي أخذتها من المُرسِل مكان الكلمة FINGERPRINT:
+   اجعل أولاً قيمة FINGERPRINT البصمة التي أخذتها من المُرسِل (export FINGERPRINT=<الأرقام الست عشرية الأربعة والستون>):
 
-       python3 -I verify.py . --key-fingerprint FINGERPRINT
+       python3 -I verify.py . --key-fingerprint $FINGERPRINT
 
    يقول سطره الأخير OK، أو FAILED مع اسم أول ملف أو قيد لا يصح.
 

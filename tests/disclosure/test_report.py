@@ -178,11 +178,11 @@ def test_the_front_page_says_what_the_package_holds_and_how_to_check_it(built, t
     for check in ("bagit.py --validate", "sha256sum -c", "sha512sum -c", "openssl pkeyutl"):
         assert check in flat
     assert "verify.py" in flat and "If a check fails" in flat
-    command = "openssl pkey -pubin -in signature/public-key.pem -outform DER | sha256sum"
+    command = "openssl pkey -pubin -in public-key.pem -outform DER | sha256sum"
     assert command in flat and "/.well-known/athar-signing-keys" in flat.replace(" ", "")
     # The fingerprint shown is what that command prints.
     der = subprocess.run(
-        ["openssl", "pkey", "-pubin", "-in", "signature/public-key.pem", "-outform", "DER"],
+        ["openssl", "pkey", "-pubin", "-in", "public-key.pem", "-outform", "DER"],
         cwd=bag,
         capture_output=True,
         check=True,
