@@ -800,8 +800,37 @@ def town_keys() -> None:
     assert not keys.exclude(place_id=douma.pk).exists()
 
 
+def signing_keys_listed() -> None:
+    """casefiles 0012: the keys of checkpoints signed before keys were listed are listed,
+    each with its first and last use; each but the newest retired when the next began."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from casefiles.checkpoints import fingerprint, public_pem
+
+    apps = _migrate(("casefiles", "0011_submission"))
+    checkpoint = apps.get_model("casefiles", "AuditCheckpoint")
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    for size, key in ((1, old), (2, old), (3, new)):
+        checkpoint.objects.create(
+            size=size,
+            root="0" * 64,
+            origin="o",
+            signed_text="t",
+            signature="s",
+            public_key=public_pem(key.public_key()),
+        )
+    apps = _migrate(("casefiles", "0012_signing_keys_cosignatures"))
+    keys = apps.get_model("casefiles", "SigningKey").objects.order_by("first_used_at", "pk")
+    listed = [(k.fingerprint, k.retired_at is None) for k in keys]
+    assert listed == [
+        (fingerprint(old.public_key()), False),
+        (fingerprint(new.public_key()), True),
+    ]
+
+
 # (app, migration) -> the scenario that tests it
 SCENARIOS = {
+    ("casefiles", "0012_signing_keys_cosignatures"): signing_keys_listed,
     ("casefiles", "0003_system_groups"): system_groups,
     ("evidence", "0008_bind_custody_to_audit_chain"): custody_bound,
     ("people", "0003_approved_testimony_locked"): approved_testimony_locked,
