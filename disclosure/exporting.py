@@ -21,7 +21,7 @@ from django.db.models import Q
 from casefiles import checkpoints
 from casefiles.audit import HASHED_FIELDS, details_sha256
 from casefiles.bindings import columns_of, row_hash
-from casefiles.models import AuditCheckpoint, AuditEntry
+from casefiles.models import AuditEntry
 from evidence.models import CustodyEvent, EvidenceItem
 from legal.models import ElementLink, ReviewDecision
 from people.models import Person, Testimony, TestimonyVersion
@@ -759,17 +759,3 @@ class _Tree:
                 path.append(self.mth(lo, lo + k))
                 lo += k
         return path[::-1]
-
-
-def proofs_for(entries: Sequence[AuditEntry], checkpoint: AuditCheckpoint) -> dict[str, dict]:
-    leaves = checkpoints.stored_leaves()[: checkpoint.size]
-    tree = _Tree(leaves)
-    out = {}
-    for entry in entries:
-        index = entry.seq - 1  # seq counts from 1, with no gap (entries are never deleted)
-        out[str(entry.seq)] = {
-            "index": index,
-            "size": checkpoint.size,
-            "proof": [p.hex() for p in tree.proof(index, checkpoint.size)],
-        }
-    return out
