@@ -10,111 +10,69 @@ unless they are a member of the case themselves (least privilege).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import models
 from django.db.models import Q
 from django.http import Http404, HttpRequest
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+# The roles, their actions and the membership conditions live below the models
+# (``casefiles.roles``); they are named here too, as the policy's own words.
+from .models import Case, Membership
+from .roles import (
+    ADMIN_ACTIONS,
+    ADMIN_GROUP,
+    INVESTIGATOR_GROUP,
+    LAWYER_GROUP,
+    ROLE_ACTIONS,
+    ROLE_GROUPS,
+    SYSTEM_GROUPS,
+    Action,
+    Role,
+    active_membership_q,
+    case_ids_with_role,
+    is_active_account,
+    is_system_admin,
+    led_case_ids,
+    visible_case_ids,
+)
+
 if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser
     from django.contrib.auth.models import User as Account
 
-    from .models import Case
+    from .roles import User as User
 
-    # Who asks: a signed-in account or the anonymous visitor.
-    User = Account | AnonymousUser
-
-ADMIN_GROUP = "Admin"
-INVESTIGATOR_GROUP = "Investigator"
-LAWYER_GROUP = "Lawyer"
-SYSTEM_GROUPS = (INVESTIGATOR_GROUP, LAWYER_GROUP, ADMIN_GROUP)
-
-
-class Role(models.TextChoices):
-    LEAD = "lead", _("Lead")
-    INVESTIGATOR = "investigator", _("Investigator")
-    LAWYER = "lawyer", _("Lawyer")
-    OBSERVER = "observer", _("Observer")
-
-
-class Action:
-    """Names of the things a user may do; the matrix below says who may."""
-
-    VIEW_CASE = "case.view"
-    # A case's details (title, status, sensitivity) are no case role's to change: the
-    # Admin group changes them in the Django admin (its ``change_case`` permission).
-    VIEW_MEMBERS = "case.view_members"  # who else has access, on the case's page
-    MANAGE_MEMBERS = "case.manage_members"
-    VIEW_CASE_AUDIT = "case.view_audit"
-    ADD_EVIDENCE = "evidence.add"
-    DOWNLOAD_ORIGINAL = "evidence.download"  # a copy leaves the server: not for observers
-    RECORD_CUSTODY = "evidence.record_custody"
-    REVIEW = "evidence.review"
-    ADD_PEOPLE = "people.add"
-    REVEAL_IDENTITY = "people.reveal_identity"
-    ADD_TESTIMONY = "testimony.add"
-    APPROVE = "review.approve"
-    EXPORT = "disclosure.export"
-    VIEW_AUDIT = "audit.view"  # the whole log: system admins only
-
-
-_MEMBER_READ = {Action.VIEW_CASE, Action.VIEW_MEMBERS}
-
-ROLE_ACTIONS: dict[str, frozenset[str]] = {
-    Role.LEAD: frozenset(
-        _MEMBER_READ
-        | {
-            Action.MANAGE_MEMBERS,
-            Action.VIEW_CASE_AUDIT,
-            Action.ADD_EVIDENCE,
-            Action.DOWNLOAD_ORIGINAL,
-            Action.RECORD_CUSTODY,
-            Action.REVIEW,
-            Action.ADD_PEOPLE,
-            Action.REVEAL_IDENTITY,
-            Action.ADD_TESTIMONY,
-            Action.APPROVE,
-            Action.EXPORT,
-        }
-    ),
-    Role.INVESTIGATOR: frozenset(
-        _MEMBER_READ
-        | {
-            Action.ADD_EVIDENCE,
-            Action.DOWNLOAD_ORIGINAL,
-            Action.RECORD_CUSTODY,
-            Action.ADD_PEOPLE,
-            Action.REVEAL_IDENTITY,
-            Action.ADD_TESTIMONY,
-        }
-    ),
-    Role.LAWYER: frozenset(
-        _MEMBER_READ | {Action.DOWNLOAD_ORIGINAL, Action.REVIEW, Action.APPROVE, Action.EXPORT}
-    ),
-    Role.OBSERVER: frozenset(_MEMBER_READ),
-}
-
-# What a system admin may do without being a member: manage access, read the log.
-ADMIN_ACTIONS = frozenset({Action.MANAGE_MEMBERS, Action.VIEW_AUDIT})
-
-# Which system group a user needs before being given a case role.
-ROLE_GROUPS: dict[str, frozenset[str]] = {
-    Role.LEAD: frozenset({INVESTIGATOR_GROUP, LAWYER_GROUP}),
-    Role.INVESTIGATOR: frozenset({INVESTIGATOR_GROUP}),
-    Role.LAWYER: frozenset({LAWYER_GROUP}),
-    Role.OBSERVER: frozenset(),
-}
-
-
-def is_active_account(user: User | None) -> TypeGuard[Account]:
-    """A signed-in, active account (what every rule below starts from)."""
-    return bool(user is not None and user.is_authenticated and user.is_active)
-
+__all__ = [
+    "ADMIN_ACTIONS",
+    "ADMIN_GROUP",
+    "INVESTIGATOR_GROUP",
+    "LAWYER_GROUP",
+    "ROLE_ACTIONS",
+    "ROLE_GROUPS",
+    "SYSTEM_GROUPS",
+    "Action",
+    "Role",
+    "account_of",
+    "active_membership_q",
+    "can",
+    "case_for_access_request",
+    "case_ids_with_role",
+    "cases_for_access_management",
+    "check_role_allowed",
+    "get_case_for_access_management",
+    "get_case_for_user",
+    "is_active_account",
+    "is_system_admin",
+    "led_case_ids",
+    "request_is_system_admin",
+    "role_in",
+    "signed_in_with_security_key",
+    "system_admins",
+    "visible_case_ids",
+]
 
 _is_active_user = is_active_account
 
@@ -125,12 +83,6 @@ def account_of(request: HttpRequest) -> Account:
     if not is_active_account(request.user):
         raise PermissionDenied
     return request.user
-
-
-def is_system_admin(user: User | None) -> bool:
-    if not _is_active_user(user):
-        return False
-    return user.is_superuser or user.groups.filter(name=ADMIN_GROUP).exists()
 
 
 def request_is_system_admin(request: HttpRequest) -> bool:
@@ -150,42 +102,12 @@ def system_admins():
     return admins.filter(Q(is_superuser=True) | Q(groups__name=ADMIN_GROUP)).distinct()
 
 
-def active_membership_q(prefix: str = "") -> Q:
-    """Memberships in force now: not revoked and not expired."""
-    now = timezone.now()
-    return Q(**{f"{prefix}revoked_at__isnull": True}) & (
-        Q(**{f"{prefix}expires_at__isnull": True}) | Q(**{f"{prefix}expires_at__gt": now})
-    )
-
-
-def visible_case_ids(user: User | None) -> models.QuerySet:
-    """A subquery of the ids of the cases ``user`` is a member of now."""
-    from .models import Membership
-
-    if not _is_active_user(user):
-        return Membership.objects.none().values("case_id")
-    return Membership.objects.filter(active_membership_q(), user=user).values("case_id")
-
-
-def led_case_ids(user: User | None) -> models.QuerySet:
-    """A subquery of the ids of the cases ``user`` leads now."""
-    from .models import Membership
-
-    if not _is_active_user(user):
-        return Membership.objects.none().values("case_id")
-    return Membership.objects.filter(active_membership_q(), user=user, role=Role.LEAD).values(
-        "case_id"
-    )
-
-
 def case_for_access_request(reference: str) -> Case | None:
     """The case a request names, to attach the request to it; never shown to the asker.
 
     The one read of a case outside ``visible_to``: whoever asks learns nothing from
     it, because the answer to a request is the same whether the case exists or not.
     """
-    from .models import Case
-
     return Case.objects.filter(reference=reference.strip().upper()).first()
 
 
@@ -195,8 +117,6 @@ def role_in(user: User | None, case: Case) -> str | None:
         return None
     if getattr(case, "viewer_id", None) == user.pk:  # annotated by get_case_for_user
         return case.viewer_role  # type: ignore[attr-defined]  # its annotation
-    from .models import Membership
-
     return (
         Membership.objects.filter(active_membership_q(), user=user, case=case)
         .values_list("role", flat=True)
@@ -205,8 +125,6 @@ def role_in(user: User | None, case: Case) -> str | None:
 
 
 def _case_of(obj: Any) -> Case | None:
-    from .models import Case
-
     if obj is None or isinstance(obj, Case):
         return obj
     return getattr(obj, "case", None)
@@ -247,8 +165,6 @@ def get_case_for_user(user: User | None, reference: str, action: str = Action.VI
 
     A refusal is a 404, never a 403, so that outsiders cannot probe which cases exist.
     """
-    from .models import Case, Membership
-
     if not _is_active_user(user):
         raise Http404  # nobody signed in sees no case, as visible_to would say
     role = Membership.objects.filter(
@@ -284,8 +200,6 @@ def cases_for_access_management(user: User | None) -> models.QuerySet:
     """The cases whose access ``user`` manages: every case for a system admin (to be
     shown by reference and title only, never their content), those they lead for a lead.
     """
-    from .models import Case
-
     if is_system_admin(user):
         return Case.objects.all()
     return Case.objects.filter(pk__in=led_case_ids(user))

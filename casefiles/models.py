@@ -4,13 +4,13 @@ from django.db import models
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from .access import Role
 from .querysets import (
     AccessRequestQuerySet,
     AuditEntryQuerySet,
     CaseQuerySet,
     MembershipQuerySet,
 )
+from .roles import Role
 
 reference_validator = RegexValidator(
     r"^[A-Z0-9][A-Z0-9-]{2,31}$",

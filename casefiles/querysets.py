@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING, Any, Self
 
 from django.db import models
 
-from . import access
+from . import roles
 
 if TYPE_CHECKING:
-    from .access import User
+    from .roles import User
 
 
 class CaseQuerySet(models.QuerySet):
     def visible_to(self, user: User | None) -> CaseQuerySet:
-        return self.filter(pk__in=access.visible_case_ids(user))
+        return self.filter(pk__in=roles.visible_case_ids(user))
 
 
 class CaseScopedQuerySet(models.QuerySet):
@@ -23,21 +23,21 @@ class CaseScopedQuerySet(models.QuerySet):
     case_field = "case"
 
     def visible_to(self, user: User | None) -> Self:
-        return self.filter(**{f"{self.case_field}__in": access.visible_case_ids(user)})
+        return self.filter(**{f"{self.case_field}__in": roles.visible_case_ids(user)})
 
 
 class MembershipQuerySet(CaseScopedQuerySet):
     def active(self) -> MembershipQuerySet:
-        return self.filter(access.active_membership_q())
+        return self.filter(roles.active_membership_q())
 
     def manageable_by(self, user: User | None) -> MembershipQuerySet:
         """Memberships ``user`` may grant, change or revoke: all for a system admin,
         those of the cases they lead for a lead, none otherwise."""
-        if access.is_system_admin(user):
+        if roles.is_system_admin(user):
             return self.all()
         if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
-        return self.filter(case__in=access.led_case_ids(user))
+        return self.filter(case__in=roles.led_case_ids(user))
 
 
 class AppendOnly:
@@ -64,18 +64,18 @@ class AppendOnlyQuerySet(AppendOnly, models.QuerySet):
 class AuditEntryQuerySet(AppendOnlyQuerySet):
     def visible_to(self, user: User | None) -> AuditEntryQuerySet:
         """System admins read the whole log; a case lead reads their case's entries."""
-        if access.is_system_admin(user):
+        if roles.is_system_admin(user):
             return self
         if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
-        return self.filter(case__in=access.led_case_ids(user))
+        return self.filter(case__in=roles.led_case_ids(user))
 
 
 class AccessRequestQuerySet(CaseScopedQuerySet):
     def decidable_by(self, user: User | None) -> AccessRequestQuerySet:
         """Requests ``user`` may decide: all for a system admin, their cases' for a lead."""
-        if access.is_system_admin(user):
+        if roles.is_system_admin(user):
             return self.all()
         if user is None or not user.is_authenticated or not user.is_active:
             return self.none()
-        return self.filter(case__in=access.led_case_ids(user))
+        return self.filter(case__in=roles.led_case_ids(user))
