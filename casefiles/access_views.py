@@ -8,24 +8,19 @@ other user gets 404 for a request, as for a case they may not know exists.
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import access, once, services
+from . import access, once, reads, services
 from .access import account_of
 from .forms import AccessRequestForm, CaseForm, DecisionForm, GrantForm, MembershipChangeForm
 from .models import (
-    AccessRequest,
     GrantRequest,
-    Membership,
 )
 
 EXPIRING_DAYS = 14
@@ -66,16 +61,9 @@ def request_access(request: HttpRequest) -> HttpResponse:
 def access_request_list(request: HttpRequest) -> HttpResponse:
     if not (access.is_system_admin(request.user) or access.led_case_ids(request.user).exists()):
         raise PermissionDenied
-    pending = (
-        AccessRequest.objects.decidable_by(request.user)
-        .filter(status=AccessRequest.Status.PENDING)
-        .select_related("user", "case")
-        .order_by("requested_at")
-    )
-    grants = GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
-    if not access.is_system_admin(request.user):  # a lead consents to grants in their cases
-        grants = grants.filter(case__in=access.led_case_ids(request.user))
-    grants = grants.select_related("user", "case", "requested_by").order_by("requested_at")
+    pending = reads.pending_requests(request.user)
+    # A lead consents to the grants in their cases; a system admin to any.
+    grants = reads.pending_grants(request.user, admin=access.is_system_admin(request.user))
     return render(
         request, "casefiles/access_request_list.html", {"pending": pending, "grants": grants}
     )
@@ -84,10 +72,7 @@ def access_request_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def access_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
     req = (
-        AccessRequest.objects.decidable_by(request.user)
-        .select_related("user", "case")
-        .filter(pk=pk)
-        .first()
+        reads.decidable_requests(request.user).select_related("user", "case").filter(pk=pk).first()
     )
     if req is None:
         raise Http404
@@ -127,7 +112,7 @@ def access_request_decide(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def membership_revoke(request: HttpRequest, pk: int) -> HttpResponse:
     membership = (
-        Membership.objects.manageable_by(request.user)
+        reads.manageable_memberships(request.user)
         .select_related("case", "user")
         .filter(pk=pk)
         .first()
@@ -146,14 +131,7 @@ def membership_revoke(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET"])
 def expiring_memberships(request: HttpRequest) -> HttpResponse:
     _require_admin(request)
-    now = timezone.now()
-    soon = (
-        Membership.objects.manageable_by(request.user)
-        .active()
-        .filter(expires_at__lte=now + timedelta(days=EXPIRING_DAYS))
-        .select_related("user", "case")
-        .order_by("expires_at")
-    )
+    soon = reads.expiring_memberships(request.user, EXPIRING_DAYS)
     return render(
         request,
         "casefiles/manage_expiring.html",
@@ -256,17 +234,13 @@ def case_members(request: HttpRequest, ref: str) -> HttpResponse:
             _granted_or_asked(request, result)
             return redirect("case_members", ref=case.reference)
     members = (
-        Membership.objects.manageable_by(request.user)
+        reads.manageable_memberships(request.user)
         .active()
         .filter(case=case)
         .select_related("user", "granted_by")
         .order_by("role", "user__username")
     )
-    pending = (
-        GrantRequest.objects.filter(case=case, outcome=GrantRequest.Outcome.PENDING)
-        .select_related("user", "requested_by")
-        .order_by("requested_at")
-    )
+    pending = reads.pending_grants_in(case)
     return render(
         request,
         "casefiles/case_members.html",
@@ -284,7 +258,7 @@ def case_members(request: HttpRequest, ref: str) -> HttpResponse:
 def membership_change(request: HttpRequest, ref: str, membership_id: int) -> HttpResponse:
     case = access.get_case_for_access_management(request.user, ref)
     membership = (
-        Membership.objects.manageable_by(request.user)
+        reads.manageable_memberships(request.user)
         .active()
         .filter(case=case, pk=membership_id)
         .select_related("user")
@@ -328,7 +302,9 @@ def grant_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
     withdraw it."""
     if decision not in ("approve", "refuse"):
         raise Http404
-    pending = get_object_or_404(GrantRequest.objects.select_related("case"), pk=pk)
+    pending = reads.grant_request(pk)
+    if pending is None:
+        raise Http404
     if not services.can_decide_grant(account_of(request), pending):
         raise PermissionDenied
     try:

@@ -1,21 +1,19 @@
 import csv
 import json
-from datetime import datetime, timedelta
+from datetime import datetime
 from itertools import chain
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from . import audit
+from . import audit, reads
 from .access import (
     Action,
     account_of,
-    active_membership_q,
     can,
     get_case_for_user,
     is_system_admin,
@@ -24,11 +22,6 @@ from .access_views import EXPIRING_DAYS
 from .exports import csv_cell
 from .filters import AuditEntryFilter
 from .models import (
-    AccessRequest,
-    AuditCheckpoint,
-    AuditEntry,
-    Case,
-    GrantRequest,
     Membership,
 )
 from .paging import Key, Keyset, list_query, number
@@ -39,12 +32,7 @@ TARGET_AUDIT_PAGES = Keyset(Key("-seq", number), size=100)
 
 @require_GET
 def case_list(request: HttpRequest) -> HttpResponse:
-    my_role = Membership.objects.filter(
-        active_membership_q(), user=account_of(request), case=OuterRef("pk")
-    ).values("role")[:1]
-    cases = list(Case.objects.visible_to(request.user).annotate(my_role=Subquery(my_role)))
-    for case in cases:
-        case.my_role_label = Membership.Role(case.my_role).label
+    cases = reads.cases_with_role(account_of(request))
     return render(request, "casefiles/case_list.html", {"cases": cases})
 
 
@@ -52,15 +40,7 @@ def case_list(request: HttpRequest) -> HttpResponse:
 def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
     can_view_members = can(request.user, Action.VIEW_MEMBERS, case)
-    members = (
-        Membership.objects.visible_to(request.user)
-        .active()
-        .filter(case=case)
-        .select_related("user", "granted_by")
-        .order_by("role", "user__username")
-        if can_view_members
-        else Membership.objects.none()
-    )
+    members = reads.members_of(request.user, case) if can_view_members else reads.no_members()
     audit.record(request.user, "case.view", target=case, case=case)
     return render(
         request,
@@ -79,12 +59,12 @@ def case_detail(request: HttpRequest, ref: str) -> HttpResponse:
 def _audit_filterset(request: HttpRequest) -> AuditEntryFilter:
     if not can(request.user, Action.VIEW_AUDIT):
         raise PermissionDenied
-    entries = AuditEntry.objects.visible_to(request.user).select_related("case")
+    entries = reads.audit_entries(request.user).select_related("case")
     return AuditEntryFilter(request.GET, queryset=entries.order_by("-seq"))
 
 
 def _head_seq() -> int:
-    return AuditEntry.objects.order_by("-seq").values_list("seq", flat=True).first() or 0
+    return reads.head_seq()
 
 
 @require_GET
@@ -96,7 +76,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
     # A filter the form refuses (an action no app declares, a case that is not one) lists
     # nothing and says why: leaving it out would show the whole log as if it matched.
     valid = filterset.is_valid()
-    entries = filterset.qs if valid else AuditEntry.objects.none()
+    entries = filterset.qs if valid else reads.no_entries()
     query = list_query(request, "upto")
     page = AUDIT_PAGES.page(entries, request, query=query, total=False)
     filters_used = {k: v for k, v in request.GET.items() if k not in ("after", "before") and v}
@@ -158,7 +138,7 @@ def audit_export(request: HttpRequest, fmt: str) -> HttpResponse | StreamingHttp
     filters_used = {k: v for k, v in request.GET.items() if v}
     head = _head_seq()
     audit.record(request.user, "audit.export", format=fmt, filters=filters_used, up_to_seq=head)
-    readable = set(Case.objects.visible_to(request.user).values_list("pk", flat=True))
+    readable = reads.readable_case_ids(request.user)
     rows = _export_rows(
         filterset.qs.filter(seq__lte=head)
         .order_by("seq")
@@ -198,7 +178,7 @@ def case_target_audit(request: HttpRequest, ref: str, target_type: str, target_i
     """Who saw or changed one object of a case: for the case's leads."""
     case = get_case_for_user(request.user, ref, Action.VIEW_CASE_AUDIT)
     entries = (
-        AuditEntry.objects.visible_to(request.user)
+        reads.audit_entries(request.user)
         .filter(case=case, target_type=target_type, target_id=target_id)
         .order_by("-seq")
     )
@@ -238,29 +218,13 @@ def _admin_overview(user) -> dict:
     """What waits for a system admin: requests to decide, access about to end, and when
     the log was last signed and the store last re-hashed. No case content. (Apps above
     add theirs, e.g. the resets to decide, as panels: ``panels.py``.)"""
-    now = timezone.now()
-    requests, more_requests = _first(
-        AccessRequest.objects.decidable_by(user)
-        .filter(status=AccessRequest.Status.PENDING)
-        .select_related("user", "case")
-        .order_by("requested_at")
-    )
-    grants, more_grants = _first(
-        GrantRequest.objects.filter(outcome=GrantRequest.Outcome.PENDING)
-        .select_related("user", "case", "requested_by")
-        .order_by("requested_at")
-    )
-    expiring, more_expiring = _first(
-        Membership.objects.manageable_by(user)
-        .active()
-        .filter(expires_at__lte=now + timedelta(days=EXPIRING_DAYS))
-        .select_related("user", "case")
-        .order_by("expires_at")
-    )
+    requests, more_requests = _first(reads.pending_requests(user))
+    grants, more_grants = _first(reads.pending_grants(user, admin=True))
+    expiring, more_expiring = _first(reads.expiring_memberships(user, EXPIRING_DAYS))
     # The last sweep of the whole store, from its audit entry (a sweep of one case is
     # that case's business).
     sweep = (
-        AuditEntry.objects.visible_to(user)
+        reads.audit_entries(user)
         .filter(action="evidence.fixity", case__isnull=True)
         .order_by("-seq")
         .values("at", "details")
@@ -274,7 +238,7 @@ def _admin_overview(user) -> dict:
         "expiring": expiring,
         "more_expiring": more_expiring,
         "expiring_days": EXPIRING_DAYS,
-        "checkpoint": AuditCheckpoint.objects.order_by("-size").first(),
+        "checkpoint": reads.latest_checkpoint(),
         "sweep": sweep,
     }
 
@@ -285,6 +249,6 @@ def home(request: HttpRequest) -> HttpResponse:
     user = request.user
     if not user.is_authenticated:
         return redirect("login")
-    if is_system_admin(user) and not Case.objects.visible_to(user).exists():
+    if is_system_admin(user) and not reads.has_cases(user):
         return render(request, "casefiles/admin_home.html", _admin_overview(user))
     return redirect("casefiles:case_list")

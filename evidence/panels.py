@@ -2,15 +2,15 @@
 the case's link to its evidence, and the evidence of a person and of a testimony. People's
 code and templates never name evidence; ``EvidenceConfig.ready()`` registers these."""
 
-from django.db.models import BooleanField, ExpressionWrapper, Q
+from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext as _
 
 from casefiles.panels import register_panel, render_snippet
-from people.protection import withheld_testimonies
 
-from .models import EvidenceItem, Identification
+from . import reads
+from .models import Identification
 
 
 def register() -> None:
@@ -24,14 +24,6 @@ def case_link(context, case):
     return format_html('<p><a href="{}">{}</a></p>', url, _("Evidence"))
 
 
-def _withheld(user, case, field: str = "testimony_id") -> ExpressionWrapper:
-    """True on the items attached to a statement ``user`` may not read: shown by their
-    reference only (``attachment_refusal``, for a whole list in its own query)."""
-    return ExpressionWrapper(
-        Q(**{f"{field}__in": withheld_testimonies(user, case)}), output_field=BooleanField()
-    )
-
-
 def person_evidence(context, person, case):
     user = context["request"].user
     # A graphic item is labelled so, unless withheld (its label would tell of it).
@@ -40,13 +32,9 @@ def person_evidence(context, person, case):
         .filter(case=case)
         .filter(Q(witness=person) | Q(identified=person))
         .select_related("item", "witness", "identified")
-        .annotate(item_withheld=_withheld(user, case, "item__testimony_id"))
+        .annotate(item_withheld=reads.withheld(user, case, "item__testimony_id"))
     )
-    given = (
-        EvidenceItem.objects.visible_to(user)
-        .filter(case=case, source_person=person)
-        .annotate(withheld=_withheld(user, case))
-    )
+    given = reads.listed_for(user, case).filter(source_person=person)
     return render_snippet(
         context,
         "evidence/snippets/_person_evidence.html",
@@ -66,11 +54,7 @@ def testimony_attachments(context, testimony, case):
     # A recording or a scan of the statement is the statement: kept as it is
     # (``attachment_refusal``, here for the whole list at once); a withheld item shows
     # its reference and kind only.
-    items = (
-        EvidenceItem.objects.visible_to(user)
-        .filter(case=case, testimony=testimony)
-        .annotate(withheld=_withheld(user, case))
-    )
+    items = reads.listed_for(user, case).filter(testimony=testimony)
     return render_snippet(
         context,
         "evidence/snippets/_testimony_attachments.html",

@@ -5,18 +5,13 @@ from django.core import signing
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.db.models import (
-    BooleanField,
     Count,
-    ExpressionWrapper,
     Max,
-    OuterRef,
     Q,
-    Subquery,
 )
-from django.db.models.lookups import IsNull
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -25,9 +20,8 @@ from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.paging import Keyset, list_query
-from people.protection import attachment_refusal, withheld_testimonies
 
-from . import graphic, services, tasks
+from . import graphic, reads, services, tasks
 from .duplicates import LISTED, duplicates_in, earlier_item
 from .filters import EvidenceFilter
 from .forms import CustodyEventForm, IdentificationForm, ItemForm, UploadForm
@@ -46,9 +40,7 @@ from .models import (
     CustodyEvent,
     Derivative,
     EvidenceItem,
-    Identification,
     IntakeBatch,
-    ManifestEntry,
 )
 from .names import download_name
 from .storage import evidence_storage
@@ -64,14 +56,6 @@ _THUMBNAIL_SALT = "evidence.thumbnail"
 
 def _thumbnail_signed_value(user, item_pk: int) -> str:
     return f"{user.pk}/{item_pk}"
-
-
-def has_thumbnail() -> IsNull:
-    """Whether an item's original has a thumbnail, for a list of items: a scalar subquery
-    (``LIMIT 1``) run for the rows of the page alone. As ``EXISTS``, PostgreSQL hashed
-    every thumbnail of every case first: 18 ms at 100,000 items, on each page."""
-    first = Derivative.objects.filter(original=OuterRef("original"), kind="thumbnail")
-    return IsNull(Subquery(first.values("pk")[:1]), False)
 
 
 def thumbnail_url(user, case_ref: str, item_ref: str, item_pk: int) -> str:
@@ -99,24 +83,7 @@ def _thumbnail_token_valid(user, item_pk: int, token: str) -> bool:
 
 
 def _item(request: HttpRequest, ref: str, item_ref: str, action: str = Action.VIEW_CASE):
-    case = get_case_for_user(request.user, ref, action)
-    item = get_object_or_404(
-        EvidenceItem.objects.visible_to(request.user)
-        .filter(case=case)
-        .select_related(
-            "original",
-            "provenance",
-            "batch",
-            "provenance__acquired_by",
-            "source_person",
-            "testimony__witness",
-        ),
-        reference=item_ref,
-    )
-    item.case = case
-    if item.batch is not None and item.batch.case_id == case.pk:
-        item.batch.case = case  # its link on the page needs the case: no query for it
-    return case, item
+    return reads.get_item_for_user(request.user, ref, item_ref, action)
 
 
 def _withheld(request: HttpRequest, case, item, asked: str) -> HttpResponse | None:
@@ -127,13 +94,10 @@ def _withheld(request: HttpRequest, case, item, asked: str) -> HttpResponse | No
     exists, here is why its content is withheld, as the testimony page does); anything
     that would serve or show its content answers 403.
     """
-    refusal = attachment_refusal(request.user, item)
+    refusal = reads.withheld_refusal(request.user, item)
     if refusal is None:
         return None
-    if asked == "page":
-        audit.record(request.user, "evidence.view", target=item, case=case, withheld=True)
-    else:
-        audit.record(request.user, "evidence.withheld", target=item, case=case, asked=asked)
+    reads.record_withheld(request.user, case, item, asked)
     return render(
         request,
         "evidence/item_withheld.html",
@@ -142,25 +106,13 @@ def _withheld(request: HttpRequest, case, item, asked: str) -> HttpResponse | No
     )
 
 
-def _withheld_flag(user, case) -> ExpressionWrapper:
-    """True on the items attached to a statement ``user`` may not read: one subquery in
-    the listing's own query, whatever the number of items."""
-    return ExpressionWrapper(
-        Q(testimony_id__in=withheld_testimonies(user, case)), output_field=BooleanField()
-    )
-
-
 @require_GET
 def gallery(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
     items = (
-        EvidenceItem.objects.visible_to(request.user)
-        .filter(case=case)
+        reads.listed_for(request.user, case)
         .select_related("case", "original", "provenance")
-        .annotate(
-            has_thumbnail=has_thumbnail(),
-            withheld=_withheld_flag(request.user, case),
-        )
+        .annotate(has_thumbnail=reads.has_thumbnail())
         .order_by("reference")
     )
     filterset = EvidenceFilter(request.GET, queryset=items, case=case, user=account_of(request))
@@ -208,19 +160,6 @@ _FIXITY = Q(
 )
 
 
-def _identifications(user, item: EvidenceItem):
-    """Who was identified in this item, or in a near-identical photo of it (same group)."""
-    of_item = Q(item=item)
-    if item.near_group is not None:
-        of_item |= Q(item__near_group=item.near_group)
-    return (
-        Identification.objects.visible_to(user)
-        .filter(of_item, case=item.case)
-        .select_related("witness", "identified", "item")
-        .order_by("identified_on", "pk")
-    )
-
-
 @require_GET
 def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     case, item = _item(request, ref, item_ref)
@@ -238,16 +177,11 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
         checks=Count("pk"), last=Max("at"), unmatched=Count("pk", filter=~Q(hash_result=matched))
     )
     # What the custodian's own list said of this file, beside the hash taken at intake.
-    listed = (
-        ManifestEntry.objects.filter(item=item, batch=item.batch).first()
-        if item.batch is not None and item.batch.custodian_manifest_id is not None
-        else None
-    )
+    listed = reads.listed_entry(item)
     near = list(
-        EvidenceItem.objects.visible_to(request.user)
-        .filter(case=case, near_group=item.near_group)
+        reads.listed_for(request.user, case)
+        .filter(near_group=item.near_group)
         .exclude(pk=item.pk)
-        .annotate(withheld=_withheld_flag(request.user, case))
         .order_by("reference")
         .values("pk", "reference", "withheld", "is_graphic")[:24]
         if item.near_group is not None
@@ -258,11 +192,9 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             n["thumbnail_url"] = thumbnail_url(  # type: ignore[misc]  # a row plus its URL
                 request.user, case.reference, n["reference"], n["pk"]
             )
-    derivatives = set(
-        Derivative.objects.filter(original=item.original_id).values_list("kind", flat=True)
-    )
+    derivatives = reads.derivative_kinds(item)
     # The items either side, in the gallery's order: keys n and p walk the case.
-    in_case = EvidenceItem.objects.visible_to(request.user).filter(case=case)
+    in_case = reads.visible_items(request.user, case)
     previous_ref = (
         in_case.filter(reference__lt=item.reference)
         .order_by("-reference")
@@ -304,7 +236,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             "can_download": can(request.user, Action.DOWNLOAD_ORIGINAL, case),
             "can_edit": can(request.user, Action.ADD_EVIDENCE, case),
             "tags": item.tags.values_list("name", flat=True),
-            "identifications": _identifications(request.user, item),
+            "identifications": reads.identifications_in(request.user, item),
             "fixity": fixity,
             "listed": listed,
             "same_as": earlier_item(item, request.user),
@@ -321,7 +253,7 @@ def _open_derivative(derivative: Derivative) -> FileResponse:
 
 
 def _serve_derivative(item: EvidenceItem, kind: str) -> HttpResponseBase:
-    derivative = Derivative.objects.filter(original=item.original_id, kind=kind).first()
+    derivative = reads.derivative_of(item, kind)
     if derivative is None and kind == Derivative.Kind.PREVIEW:
         derivative = services.ensure_preview(item)
     if derivative is None:
@@ -545,7 +477,7 @@ def upload(request: HttpRequest, ref: str) -> HttpResponse:
 @require_GET
 def batch_detail(request: HttpRequest, ref: str, pk: int) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    batch = get_object_or_404(IntakeBatch.objects.visible_to(request.user), case=case, pk=pk)
+    batch = reads.get_batch_for_user(request.user, case, pk)
     running = batch.status in (IntakeBatch.Status.PENDING, IntakeBatch.Status.RUNNING)
     return render(
         request,

@@ -8,14 +8,14 @@ from django import forms
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import once
 from casefiles.access import account_of, get_case_for_user
 from casefiles.models import Case
 
-from . import tasks
+from . import reads, tasks
 from .forms import BulkForm
 from .models import BulkJob
 from .services import bulk
@@ -132,10 +132,7 @@ def bulk_job(request: HttpRequest, ref: str, job_id: int) -> HttpResponse:
     """A bulk job's progress while it runs, and what it did: items changed, skipped and
     why. Any member of the case may read it, as they may read the items."""
     case = get_case_for_user(request.user, ref)
-    job = get_object_or_404(
-        BulkJob.objects.visible_to(request.user).filter(case=case).select_related("actor"),
-        pk=job_id,
-    )
+    job = reads.get_bulk_job(request.user, case, job_id)
     running = job.status in (BulkJob.Status.PENDING, BulkJob.Status.RUNNING)
     return render(
         request,

@@ -13,8 +13,9 @@ from casefiles import audit
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.exports import csv_cell
 
+from . import reads
 from .matrix import gaps, matrix_of
-from .models import ElementLink, LegalElement, Stance
+from .models import Stance
 
 
 def matrix(request: HttpRequest, ref: str) -> HttpResponse:
@@ -66,12 +67,12 @@ def element_links(request: HttpRequest, ref: str, element_code: str) -> HttpResp
     """The links of one element in this case, filtered as the matrix's count was:
     ``stance``, ``reviewed`` (1 or 0) and ``kind`` (item or testimony)."""
     case = get_case_for_user(request.user, ref)
-    element = LegalElement.objects.select_related("crime").filter(code=element_code).first()
+    element = reads.element_by_code(element_code)
     if element is None:
         raise Http404
     links = (
-        ElementLink.objects.visible_to(request.user)
-        .filter(case=case, element=element)
+        reads.links_in(request.user, case)
+        .filter(element=element)
         .select_related(
             "author",
             "item",

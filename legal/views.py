@@ -8,7 +8,7 @@ from collections.abc import Callable
 from django import forms
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language, gettext_noop
 from django.utils.translation import gettext as _
@@ -18,8 +18,10 @@ from casefiles.access import account_of, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.models import Case
 from evidence.models import EvidenceItem
+from people import reads as people_reads
 from people.models import Testimony
 
+from . import reads
 from .forms import AssessmentForm, CommentForm, DecisionForm, LinkForm, NoteForm, ReasonForm
 from .models import ElementLink
 from .services import assessments, comments, links, review
@@ -28,18 +30,12 @@ from .services.common import Reviewed
 
 def the_item(request: HttpRequest, ref: str, item_ref: str) -> tuple[Case, EvidenceItem]:
     case = get_case_for_user(request.user, ref)
-    items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
-    item = get_object_or_404(items.select_related("original"), reference=item_ref)
-    item.case = case
-    return case, item
+    return case, reads.item_for_step(request.user, case, item_ref)
 
 
 def the_testimony(request: HttpRequest, ref: str, testimony_id: int) -> tuple[Case, Testimony]:
     case = get_case_for_user(request.user, ref)
-    testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
-    testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
-    testimony.case = case
-    return case, testimony
+    return case, people_reads.get_testimony_for_user(request.user, case, testimony_id)
 
 
 def posted(view: Callable[[HttpRequest, Case, Reviewed], HttpResponse], *, creates=False):
@@ -135,12 +131,7 @@ item_assess, testimony_assess = posted(_assess, creates=True)
 
 def _the_link(request: HttpRequest, ref: str, link_id: int) -> tuple[Case, ElementLink]:
     case = get_case_for_user(request.user, ref)
-    found = ElementLink.objects.visible_to(request.user).filter(case=case)
-    link = get_object_or_404(
-        found.select_related("element", "item", "testimony__witness"), pk=link_id
-    )
-    link.case = case
-    return case, link
+    return case, reads.get_link_for_user(request.user, case, link_id)
 
 
 def link_confirm(request: HttpRequest, ref: str, link_id: int) -> HttpResponse:

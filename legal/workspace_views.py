@@ -10,25 +10,26 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, QueryDict
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from casefiles import audit, once
-from casefiles.access import ROLE_ACTIONS, Action, account_of, get_case_for_user, is_system_admin
-from casefiles.models import Case, Membership
+from casefiles.access import ROLE_ACTIONS, account_of, get_case_for_user, is_system_admin
+from casefiles.models import Case
 from casefiles.paging import Keyset
+from evidence import reads as evidence_reads
 from evidence.models import EvidenceItem
-from evidence.views import has_thumbnail, thumbnail_url
-from people.protection import withheld_testimonies
+from evidence.views import thumbnail_url
 
+from . import reads
 from .filters import WorkspaceFilter, dropped
 from .forms import BulkForm, SavedSearchForm
-from .models import Assessment, LegalElement, SavedSearch
+from .models import LegalElement
 from .services import searches
 from .services.bulk_actions import ACTIONS
 
@@ -52,14 +53,7 @@ def offered_actions(request: HttpRequest, case: Case) -> list[tuple[str, Any]]:
 
 def reviewers_of(case: Case) -> list[tuple[str, str]]:
     """The members who may review now: those a bulk assignment may name."""
-    roles = [role for role, actions in ROLE_ACTIONS.items() if Action.REVIEW in actions]
-    members = (
-        Membership.objects.active()
-        .filter(case=case, role__in=roles)
-        .select_related("user")
-        .order_by("user__username")
-    )
-    return [(str(m.user_id), m.user.get_username()) for m in members]
+    return reads.reviewers_of(case)
 
 
 def bulk_form(
@@ -83,16 +77,7 @@ def bulk_form(
 
 
 def _items(request: HttpRequest, case: Case) -> QuerySet[EvidenceItem]:
-    withheld = Q(testimony_id__in=withheld_testimonies(request.user, case))
-    return (
-        EvidenceItem.objects.visible_to(request.user)
-        .filter(case=case)
-        .select_related("assignment__reviewer")
-        .annotate(
-            has_thumbnail=has_thumbnail(),
-            withheld=ExpressionWrapper(withheld, output_field=BooleanField()),
-        )
-    )
+    return reads.workspace_items(request.user, case)
 
 
 def _grades(items: list[EvidenceItem]) -> None:
@@ -100,11 +85,7 @@ def _grades(items: list[EvidenceItem]) -> None:
     query for the page."""
     shown = [item.pk for item in items if not item.withheld]  # type: ignore[attr-defined]
     latest: dict[int, dict[int, str]] = {}
-    rows = (
-        Assessment.objects.filter(item__in=shown)
-        .order_by("at", "pk")
-        .values_list("item_id", "assessor_id", "reliability", "credibility")
-    )
+    rows = reads.grade_rows(shown)
     for item_id, assessor_id, reliability, credibility in rows:
         latest.setdefault(item_id, {})[assessor_id] = f"{reliability}{credibility}"
     for item in items:
@@ -114,9 +95,7 @@ def _grades(items: list[EvidenceItem]) -> None:
 @require_GET
 def workspace(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    catalogue = LegalElement.objects.select_related("crime").order_by(
-        "crime__order", "crime__code", "order", "code"
-    )
+    catalogue = reads.element_catalogue()
 
     @functools.cache
     def elements() -> list[LegalElement]:  # one query for both forms, when shown
@@ -155,7 +134,7 @@ def workspace(request: HttpRequest, ref: str) -> HttpResponse:
                 request.user, case.reference, item.reference, item.pk
             )
     user = account_of(request)
-    saved = SavedSearch.objects.visible_to(user).filter(case=case).select_related("owner")
+    saved = reads.saved_searches(user, case).select_related("owner")
     offered = offered_actions(request, case)
     return render(
         request,
@@ -192,7 +171,7 @@ def save_search(request: HttpRequest, ref: str) -> HttpResponse:
     # Kept as the filter reads it: a value it refuses is not kept.
     filterset = WorkspaceFilter(
         QueryDict(form.cleaned_data["query"].replace("\x00", "")),
-        queryset=EvidenceItem.objects.none(),
+        queryset=evidence_reads.no_items(),
         case=case,
     )
     filterset.is_valid()
@@ -214,9 +193,7 @@ def save_search(request: HttpRequest, ref: str) -> HttpResponse:
 
 def delete_search(request: HttpRequest, ref: str, search_id: int) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    search = get_object_or_404(
-        SavedSearch.objects.visible_to(request.user).filter(case=case), pk=search_id
-    )
+    search = reads.get_saved_search(request.user, case, search_id)
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])
     searches.delete_search(actor=account_of(request), search=search)

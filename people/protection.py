@@ -13,9 +13,19 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from casefiles.access import ROLE_ACTIONS, Action, Role, can, is_active_account, role_in
+from casefiles.access import (
+    ROLE_ACTIONS,
+    Action,
+    Role,
+    can,
+    case_ids_with_role,
+    is_active_account,
+    role_in,
+    visible_case_ids,
+)
 
 from .models import Person, Testimony
 
@@ -177,20 +187,24 @@ def statement_refusal(user: User | None, witness: Any, case: Case) -> str | None
     )
 
 
-def withheld_testimonies(user: User | None, case: Case) -> models.QuerySet:
-    """The testimonies of ``case`` whose statement ``statement_refusal`` keeps from
-    ``user``, as a lazy query of their ids: the same rule, for many at once.
+def withheld_testimonies(user: User | None, case: Case | None = None) -> models.QuerySet:
+    """The testimonies whose statement ``statement_refusal`` keeps from ``user``, in
+    ``case`` (or in every case, when None), as a lazy query of their ids: the same rule,
+    for many at once.
 
     Evidence attached to such a testimony (a recording, a scanned statement) is the
-    statement in another form, so it is withheld too (``attachment_refusal``). A page
-    that lists items uses this as a subquery: one rule, no query per item.
+    statement in another form, so it is withheld too (``attachment_refusal``). Pages and
+    the API read through the apps' reads modules, which use this as a subquery (one rule,
+    no query per item): ``people.reads.withheld``.
     """
 
+    if case is None:
+        return _withheld_anywhere(user)
     testimonies = Testimony.objects.filter(case=case)
     role = role_in(user, case)
     if role is None or not is_active_account(user):
         return testimonies.values("pk")
-    if role in (Role.LAWYER, Role.LEAD):
+    if role in _READ_EVERY_STATEMENT:
         return testimonies.none().values("pk")
     protected = testimonies.exclude(witness__protection_level=Person.Protection.STANDARD)
     if Action.REVEAL_IDENTITY not in ROLE_ACTIONS[role]:
@@ -203,6 +217,33 @@ def withheld_testimonies(user: User | None, case: Case) -> models.QuerySet:
         .exclude(witness__protection_level=Person.Protection.HIGH, witness__in=interviewed)
         .values("pk")
     )
+
+
+# The lead reads every statement of their case (``_protection_bars``), a lawyer too
+# (``statement_refusal``).
+_READ_EVERY_STATEMENT = frozenset({Role.LEAD, Role.LAWYER})
+
+
+def _withheld_anywhere(user: User | None) -> models.QuerySet:
+    """``withheld_testimonies`` across every case at once, by the role ``user`` holds in
+    each: what a list spanning cases (the API's) needs, in one subquery."""
+    testimonies = Testimony.objects.all()
+    if not is_active_account(user):
+        return testimonies.values("pk")
+    others = set(Role.values) - _READ_EVERY_STATEMENT
+    revealing = {r for r in others if Action.REVEAL_IDENTITY in ROLE_ACTIONS[r]}
+    interviewed = Testimony.objects.filter(
+        case=models.OuterRef("case"), witness=models.OuterRef("witness"), interviewers=user
+    )
+    protected = ~Q(witness__protection_level=Person.Protection.STANDARD)
+    may_read_protected = Q(case__in=case_ids_with_role(user, revealing)) & (
+        Q(witness__created_by=user)
+        | (Q(witness__protection_level=Person.Protection.HIGH) & models.Exists(interviewed))
+    )
+    withheld = ~Q(case__in=visible_case_ids(user)) | (
+        protected & Q(case__in=case_ids_with_role(user, others)) & ~may_read_protected
+    )
+    return testimonies.filter(withheld).values("pk")
 
 
 def attachment_refusal(user: User | None, item: Any) -> str | None:

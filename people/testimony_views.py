@@ -7,7 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -16,10 +16,10 @@ from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, list_query, number
 
-from . import services
+from . import reads, services
 from .filters import TestimonyFilter
 from .forms import TestimonyForm, VersionForm
-from .models import ConsentScope, Testimony
+from .models import ConsentScope
 from .protection import (
     statement_refusal,
 )
@@ -28,10 +28,7 @@ from .views import _case_people, _form_page
 
 def _testimony(request, ref, testimony_id, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
-    testimonies = Testimony.objects.visible_to(request.user).filter(case=case)
-    testimony = get_object_or_404(testimonies.select_related("witness"), pk=testimony_id)
-    testimony.case = case  # the one carrying the viewer's role: no query per can()
-    return case, testimony
+    return case, reads.get_testimony_for_user(request.user, case, testimony_id)
 
 
 def _when(text: str) -> datetime:
@@ -51,8 +48,7 @@ def testimony_list(request: HttpRequest, ref: str) -> HttpResponse:
     language and how, and where its review stands. No statement is shown here."""
     case = get_case_for_user(request.user, ref)
     testimonies = (
-        Testimony.objects.visible_to(request.user)
-        .filter(case=case)
+        reads.testimonies_listed_for(request.user, case)
         .select_related("witness")
         .annotate(version_count=Count("versions"))
     )
@@ -130,7 +126,7 @@ def _testimony_page(request, case, testimony, status=200):
     old = by_number.get(_version_number(request.GET.get("a"), new.number - 1))
     if refusal:
         new, old = versions[-1], None
-        audit.record(request.user, "testimony.view", target=testimony, case=case, withheld=True)
+        reads.record_statement_withheld(request.user, testimony)
     else:
         audit.record(
             request.user, "testimony.view", target=testimony, case=case, version=new.number

@@ -10,9 +10,9 @@ import csv
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from casefiles import audit, once
@@ -21,7 +21,7 @@ from casefiles.exports import csv_cell
 from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, list_query
 
-from . import services
+from . import reads, services
 from .filters import CaseRoleFilter
 from .forms import (
     PART_LABELS,
@@ -35,7 +35,7 @@ from .forms import (
     VictimStatusForm,
     WithdrawalForm,
 )
-from .models import CaseRole, Consent, Person, Relation, RoleKind, Testimony
+from .models import RoleKind
 from .protection import (
     protection_change_refusal,
     protection_levels_for,
@@ -43,18 +43,12 @@ from .protection import (
     testimony_refusal,
 )
 
-
-def _case_people(user, case):
-    in_case = CaseRole.objects.visible_to(user).filter(case=case).values("person_id")
-    return Person.objects.visible_to(user).filter(pk__in=in_case)
+_case_people = reads.people_in_case
 
 
 def _person(request, ref, code, action=Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
-    person = get_object_or_404(_case_people(request.user, case), code=code)
-    if person.case_id == case.pk:
-        person.case = case
-    return case, person
+    return case, reads.get_person_for_user(request.user, case, code)
 
 
 def _form_page(request, case, form, title, back, intro="", submit=None, status=200):
@@ -79,7 +73,7 @@ PEOPLE_PAGES = Keyset(Key("person__code"), Key("role"), size=100)
 
 def people_list(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    roles = CaseRole.objects.visible_to(request.user).filter(case=case).select_related("person")
+    roles = reads.roles_in_case(request.user, case).select_related("person")
     filterset = CaseRoleFilter(request.GET, queryset=roles)
     can_lookup = can(request.user, Action.REVEAL_IDENTITY, case)
     lookup, matches = None, None
@@ -93,7 +87,7 @@ def people_list(request: HttpRequest, ref: str) -> HttpResponse:
                 actor=account_of(request), case=case, name=lookup.cleaned_data["name"]
             )
             # Link each match through a case of the user where the person has a role.
-            visible_roles = CaseRole.objects.visible_to(request.user).filter(person__in=matches)
+            visible_roles = reads.roles_of(request.user, matches)
             refs = dict(visible_roles.values_list("person_id", "case__reference"))
             here = set(visible_roles.filter(case=case).values_list("person_id", flat=True))
             for person in matches:
@@ -120,8 +114,7 @@ def people_export(request: HttpRequest, ref: str) -> HttpResponse:
     """The people of a case as CSV: pseudonyms and case facts, never identities."""
     case = get_case_for_user(request.user, ref, Action.EXPORT)
     roles = (
-        CaseRole.objects.visible_to(request.user)
-        .filter(case=case)
+        reads.roles_in_case(request.user, case)
         .select_related("person")
         .order_by("person__code", "role")
     )
@@ -212,14 +205,9 @@ def _person_page(
     status_form=None,
     seal_broken=False,
 ):
-    relations = (
-        Relation.objects.visible_to(request.user)
-        .filter(Q(person=person) | Q(other=person), case=case)
-        .select_related("person", "other")
-    )
+    relations = reads.relations_of(request.user, case, person)
     consents = list(
-        Consent.objects.visible_to(request.user)
-        .filter(person=person, case=case)
+        reads.consents_of(request.user, case, person)
         .prefetch_related(Prefetch("withdrawals"))
         .select_related("recorded_by", "withdraws")
     )
@@ -253,9 +241,7 @@ def _person_page(
             ),
             "relations": relations,
             "consents": consents,
-            "testimonies": Testimony.objects.visible_to(request.user).filter(
-                case=case, witness=person
-            ),
+            "testimonies": reads.testimonies_listed_for(request.user, case).filter(witness=person),
             "identity": identity,
             "name_parts": (
                 [(PART_LABELS[k], v) for k, v in identity.parts().items()] if identity else []
@@ -506,10 +492,7 @@ def consent_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
 
 def consent_withdraw(request: HttpRequest, ref: str, code: str, consent_id: int) -> HttpResponse:
     case, person = _person(request, ref, code, Action.ADD_TESTIMONY)
-    consent = get_object_or_404(
-        Consent.objects.visible_to(request.user).filter(case=case, person=person, kind="grant"),
-        pk=consent_id,
-    )
+    consent = reads.get_consent_for_user(request.user, case, person, consent_id)
     form = WithdrawalForm(request.POST or None, in_force=services.consent_in_force(consent))
     if request.method == "POST" and form.is_valid():
         try:

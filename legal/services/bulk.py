@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import BooleanField, Count, ExpressionWrapper, Max, Q, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -29,7 +29,7 @@ from casefiles import audit
 from casefiles.access import role_in
 from casefiles.models import Case
 from evidence.models import EvidenceItem
-from people.protection import withheld_testimonies
+from people import reads as people_reads
 
 from ..filters import WorkspaceFilter
 from ..models import BulkJob
@@ -89,8 +89,7 @@ def targets(
         raise ValidationError(_("The filter is not valid: correct it first."))
     found = filterset.qs
     if filterset.by_content():
-        withheld = Q(testimony_id__in=withheld_testimonies(actor, case))
-        found = found.exclude(ExpressionWrapper(withheld, output_field=BooleanField()))
+        found = found.exclude(people_reads.withheld(actor, case))
     return found
 
 

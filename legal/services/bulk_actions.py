@@ -18,11 +18,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db.models import (
-    BooleanField,
     Case,
     CharField,
     Exists,
-    ExpressionWrapper,
     OuterRef,
     Q,
     Value,
@@ -38,7 +36,7 @@ from casefiles.bulk import insert_rows
 from casefiles.models import Case as CaseFile
 from casefiles.reviewing import ReviewStatus
 from evidence.models import EvidenceItem, Tag
-from people.protection import withheld_testimonies
+from people import reads as people_reads
 
 from ..models import ElementLink, LegalElement, ReviewAssignment, ReviewDecision, Stance
 from ..review import CONTRIBUTOR_ACTIONS, TRANSITIONS
@@ -123,11 +121,8 @@ def may_take(actor: Account, case: CaseFile, action: BulkAction) -> bool:
 def reason_of(action: BulkAction, resolved: Resolved, actor: Account, case: CaseFile) -> Case:
     """The expression naming why an item is skipped ("" if it changes): withheld items
     first, then the action's own reason."""
-    withheld = ExpressionWrapper(
-        Q(testimony_id__in=withheld_testimonies(actor, case)), output_field=BooleanField()
-    )
     return Case(
-        When(withheld, then=Value(WITHHELD)),
+        When(people_reads.withheld(actor, case), then=Value(WITHHELD)),
         default=action.reason(resolved),
         output_field=CharField(),
     )
