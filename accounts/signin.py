@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from axes.handlers.proxy import AxesProxyHandler
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.contrib.auth.hashers import make_password
@@ -31,15 +31,13 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
-from django_otp.plugins.otp_static.models import StaticToken
-from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import audit
 from casefiles.access import account_of
 
-from . import services, twofactor
+from . import reads, services, twofactor
 from .forms import CodeForm, PreferencesForm, RecoveryCodeForm
-from .models import Preferences, UserSession
+from .models import Preferences
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -88,7 +86,7 @@ def _pending_user(request: HttpRequest) -> tuple[dict, Any] | None:
     if not pending or time.time() - pending["at"] > settings.ATHAR_2FA_PENDING_SECONDS:
         request.session.pop(PENDING, None)
         return None
-    user = get_user_model().objects.filter(pk=pending["user"], is_active=True).first()
+    user = reads.active_account(pending["user"])
     if user is not None and pending.get("recovery") and twofactor.has_confirmed_device(user):
         # A recovery ends with a new device; it never opens one set up meanwhile.
         user = None
@@ -240,11 +238,7 @@ def recover(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         username = form.cleaned_data["username"]
         credentials = {"username": username}
-        user = (
-            get_user_model()
-            .objects.filter(**{get_user_model().USERNAME_FIELD: username, "is_active": True})
-            .first()
-        )
+        user = reads.active_account_named(username)
         if not AxesProxyHandler.is_allowed(request, credentials):
             _recovery_failed(request, username, user, locked_out=True)
             return lockout_response(request, credentials)
@@ -275,7 +269,7 @@ def _recovering(request: HttpRequest) -> tuple[dict | None, Any]:
     note = request.session.get(RECOVERY)
     user = None
     if note and time.time() - note["at"] <= settings.ATHAR_2FA_PENDING_SECONDS:
-        user = get_user_model().objects.filter(pk=note["user"], is_active=True).first()
+        user = reads.active_account(note["user"])
         if user is not None and not services.recovery_code_usable(user, note["code"]):
             user = None
     if user is None:
@@ -331,9 +325,9 @@ def lockout_response(request: HttpRequest, credentials: dict | None = None, *arg
 def security(request: HttpRequest) -> HttpResponse:
     """The user's own sessions, backup codes and preferences."""
     account = account_of(request)
-    sessions = UserSession.objects.filter(user=account, ended_at__isnull=True)
-    remaining = StaticToken.objects.filter(device__user=account).count()
-    keys = WebAuthnCredential.objects.filter(user=account_of(request), confirmed=True)
+    sessions = reads.open_sessions(account)
+    remaining = reads.backup_codes_left(account)
+    keys = reads.security_keys(account)
     preferences = PreferencesForm(initial={"blur_graphic": Preferences.blurs_graphic(account)})
     return render(
         request,

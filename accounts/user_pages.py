@@ -8,25 +8,19 @@ from __future__ import annotations
 import re
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
-from django_otp.plugins.otp_totp.models import TOTPDevice
-from django_otp_webauthn.models import WebAuthnCredential
 
 from casefiles import access
 from casefiles import services as casefiles_services
 from casefiles.access import account_of
-from casefiles.models import Membership
 
-from . import services, twofactor
+from . import reads, services, twofactor
 from .forms import PreferencesForm
-from .models import SecondFactorReset, UserSession
 
 
 def _require_admin(request: HttpRequest) -> None:
@@ -37,25 +31,8 @@ def _require_admin(request: HttpRequest) -> None:
 @require_http_methods(["GET"])
 def user_list(request: HttpRequest) -> HttpResponse:
     _require_admin(request)
-    now = timezone.now()
-    users = (
-        get_user_model()
-        .objects.order_by("username")
-        .annotate(
-            n_memberships=Count(
-                "case_memberships",
-                filter=Q(case_memberships__revoked_at__isnull=True)
-                & (
-                    Q(case_memberships__expires_at__isnull=True)
-                    | Q(case_memberships__expires_at__gt=now)
-                ),
-                distinct=True,
-            ),
-        )
-    )
-    enrolled = set(
-        TOTPDevice.objects.filter(confirmed=True).values_list("user_id", flat=True)
-    ) | set(WebAuthnCredential.objects.filter(confirmed=True).values_list("user_id", flat=True))
+    users = reads.users_with_memberships()
+    enrolled = reads.enrolled_user_ids()
     rows = list(users)
     for user in rows:
         user.has_2fa = user.pk in enrolled  # type: ignore[attr-defined]  # for the template
@@ -65,17 +42,12 @@ def user_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET"])
 def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
     _require_admin(request)
-    subject = get_object_or_404(get_user_model(), pk=pk)
+    subject = reads.get_account(pk)
     now = timezone.now()
-    memberships = (
-        Membership.objects.manageable_by(request.user)
-        .filter(user=subject)
-        .select_related("case", "granted_by", "revoked_by")
-        .order_by("-granted_at")
-    )
+    memberships = reads.memberships_of(account_of(request), subject)
     for m in memberships:
         m.in_force = m.revoked_at is None and (m.expires_at is None or m.expires_at > now)
-    sessions = UserSession.objects.filter(user=subject, ended_at__isnull=True)
+    sessions = reads.open_sessions(subject)
     return render(
         request,
         "accounts/manage_user_detail.html",
@@ -85,11 +57,7 @@ def user_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "sessions": sessions,
             "has_2fa": twofactor.has_confirmed_device(subject),
             "code_needs_two_admins": services.code_needs_two_admins(subject),
-            "reset": SecondFactorReset.objects.filter(
-                user=subject, outcome=SecondFactorReset.Outcome.PENDING
-            )
-            .select_related("requested_by")
-            .first(),
+            "reset": reads.pending_reset(subject),
         },
     )
 
@@ -108,7 +76,7 @@ def _enrolment_code_page(request, subject, code, expires_at, reset=None) -> Http
 @require_POST
 def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     _require_admin(request)
-    subject = get_object_or_404(get_user_model(), pk=pk)
+    subject = reads.get_account(pk)
     try:
         if action == "end-sessions":
             services.end_user_sessions(actor=account_of(request), user=subject)
@@ -140,7 +108,7 @@ def user_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
             asked_pk = request.POST.get("request", "")
             if not re.fullmatch(r"[0-9]{1,18}", asked_pk):
                 raise Http404
-            pending = get_object_or_404(SecondFactorReset, pk=int(asked_pk), user=subject)
+            pending = reads.get_reset(subject, int(asked_pk))
             done = services.decide_second_factor_reset(
                 actor=account_of(request), request=pending, approve=action == "reset-2fa-approve"
             )

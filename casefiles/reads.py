@@ -18,22 +18,25 @@ from django.utils import timezone
 from . import access
 from .access import active_membership_q
 from .models import AccessRequest, AuditCheckpoint, AuditEntry, Case, GrantRequest, Membership
+from .querysets import MembershipQuerySet
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import User as Account
+
     from .access import User
 
 
 # Cases
 
 
-def cases_with_role(user: User) -> list[Case]:
+def cases_with_role(user: Account) -> list[Case]:
     """The cases ``user`` is a member of, each with ``my_role_label``: one query."""
     my_role = Membership.objects.filter(
         active_membership_q(), user=user, case=OuterRef("pk")
     ).values("role")[:1]
     cases = list(Case.objects.visible_to(user).annotate(my_role=Subquery(my_role)))
     for case in cases:
-        case.my_role_label = Membership.Role(case.my_role).label  # type: ignore[attr-defined]
+        case.my_role_label = Membership.Role(case.my_role).label
     return cases
 
 
@@ -74,7 +77,7 @@ def active_memberships() -> QuerySet:
     return Membership.objects.active()
 
 
-def manageable_memberships(user: User | None) -> QuerySet:
+def manageable_memberships(user: User | None) -> MembershipQuerySet:
     """The memberships ``user`` may grant, change or revoke."""
     return Membership.objects.manageable_by(user)
 

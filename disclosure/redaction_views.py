@@ -13,13 +13,12 @@ from django.utils.translation import gettext_lazy as _
 from casefiles import audit, once
 from casefiles.access import Action, account_of, can, get_case_for_user
 from casefiles.models import Case
+from evidence import reads as evidence_reads
 from evidence.graphic import shows_real_preview
 from evidence.models import EvidenceItem
 from evidence.storage import evidence_storage
-from people.protection import attachment_refusal
 
-from . import services
-from .models import Redaction
+from . import reads, services
 
 
 class RedactionForm(forms.Form):
@@ -35,14 +34,9 @@ class RedactionForm(forms.Form):
 
 def _item(request: HttpRequest, ref: str, item_ref: str) -> tuple[Case, EvidenceItem]:
     case = get_case_for_user(request.user, ref)
-    items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
-    item = get_object_or_404(
-        items.select_related("original", "provenance", "testimony__witness"), reference=item_ref
+    return case, evidence_reads.get_readable_item(
+        request.user, case, item_ref, "original", "provenance"
     )
-    item.case = case
-    if attachment_refusal(request.user, item):
-        raise Http404
-    return case, item
 
 
 @once.creates
@@ -72,7 +66,7 @@ def redact(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
             else:
                 return redirect("disclosure:item_redact", case.reference, item.reference)
         status = 400
-    copies = Redaction.objects.filter(item=item).select_related("made_by").order_by("-pk")
+    copies = reads.redactions_of(item).select_related("made_by").order_by("-pk")
     provenance = getattr(item, "provenance", None)
     values = {
         "case": case,
@@ -92,7 +86,7 @@ def redaction_image(
 ) -> FileResponse:
     """A redacted copy's picture (a graphic item's only once revealed on its page)."""
     case, item = _item(request, ref, item_ref)
-    copy = get_object_or_404(Redaction.objects.filter(item=item), pk=redaction_id)
+    copy = get_object_or_404(reads.redactions_of(item), pk=redaction_id)
     if not shows_real_preview(request, item.pk, item.is_graphic):
         raise Http404
     try:

@@ -11,7 +11,7 @@ from django.contrib import messages as flash
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -19,12 +19,10 @@ from casefiles import audit, once
 from casefiles.access import Action, Role, account_of, can, get_case_for_user, role_in
 from casefiles.forms import form_errors
 from casefiles.models import Case
-from evidence.models import EvidenceItem
-from legal.models import SavedSearch
-from people.models import Person
-from people.protection import attachment_refusal, reveal_refusal
+from evidence import reads as evidence_reads
+from people.protection import reveal_refusal
 
-from . import report, services, tasks
+from . import reads, report, services, tasks
 from .contents import EXIF, review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
@@ -34,7 +32,7 @@ S = Package.Status
 
 
 def _request_form(request: HttpRequest, case: Case, data=None) -> RequestForm:
-    searches = SavedSearch.objects.visible_to(request.user).filter(case=case)
+    searches = reads.saved_searches(request.user, case)
     return RequestForm(data, searches=list(searches), language=get_language())
 
 
@@ -61,20 +59,14 @@ def package_list(request: HttpRequest, ref: str) -> HttpResponse:
         status = 400
     elif may_request:
         form = _request_form(request, case)
-    packages = Package.objects.visible_to(request.user).filter(case=case)
-    packages = packages.select_related("requested_by")
+    packages = reads.packages_in(request.user, case).select_related("requested_by")
     values = {"case": case, "packages": packages, "form": form}
     return render(request, "disclosure/package_list.html", values, status=status)
 
 
 def _package(request: HttpRequest, ref: str, package_id: int) -> tuple[Case, Package]:
     case = get_case_for_user(request.user, ref)
-    packages = Package.objects.visible_to(request.user).filter(case=case)
-    package = get_object_or_404(
-        packages.select_related("requested_by", "decided_by", "search", "element"), pk=package_id
-    )
-    package.case = case
-    return case, package
+    return case, reads.get_package_for_user(request.user, case, package_id)
 
 
 def package_detail(request: HttpRequest, ref: str, package_id: int) -> HttpResponse:
@@ -117,9 +109,7 @@ def _flagged(user, case: Case, package: Package, preview) -> list[dict]:
     which field, whom (their code, to whoever may reveal them; else "a protected
     person": the field's text with the code would say who they are), why, and what
     becomes of it."""
-    people = {
-        p.pk: p for p in Person.objects.filter(pk__in={m.person for _l, m in preview.matches})
-    }
+    people = reads.people_named({m.person for _l, m in preview.matches})
     kept = package.contents.get("kept_fields", {})
     out = []
     for line, m in preview.matches:
@@ -252,11 +242,7 @@ def package_report(request: HttpRequest, ref: str, package_id: int) -> FileRespo
 def item_report(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     """One item's custody report (PDF), for whoever may read the item (audited)."""
     case = get_case_for_user(request.user, ref)
-    items = EvidenceItem.objects.visible_to(request.user).filter(case=case)
-    item = get_object_or_404(items.select_related("testimony__witness"), reference=item_ref)
-    item.case = case
-    if attachment_refusal(request.user, item):
-        raise Http404
+    item = evidence_reads.get_readable_item(request.user, case, item_ref)
     pdf = report.item_report(item)
     with transaction.atomic(durable=True):
         audit.record(request.user, "disclosure.item_report", target=item, case=case)

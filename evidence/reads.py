@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.db.models.lookups import IsNull
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from casefiles import audit
@@ -152,3 +153,15 @@ def get_batch_for_user(user: User | None, case: Case, pk: int) -> IntakeBatch:
 def no_items() -> QuerySet:
     """No item: the queryset a form is bound to when it lists nothing."""
     return EvidenceItem.objects.none()
+
+
+def get_readable_item(user: User | None, case: Case, reference: str, *related: str):
+    """The item ``reference`` of ``case`` with ``related`` read along, if ``user`` may
+    see its content; 404 otherwise, a withheld item included (for pages that are its
+    content: a report, a redacted copy)."""
+    items = visible_items(user, case).select_related("testimony__witness", *related)
+    item = get_object_or_404(items, reference=reference)
+    item.case = case
+    if withheld_refusal(user, item):
+        raise Http404
+    return item

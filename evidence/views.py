@@ -189,7 +189,7 @@ def item_detail(request: HttpRequest, ref: str, item_ref: str) -> HttpResponse:
     )
     for n in near:
         if not n["withheld"]:
-            n["thumbnail_url"] = thumbnail_url(  # type: ignore[misc]  # a row plus its URL
+            n["thumbnail_url"] = thumbnail_url(  # a row plus its URL
                 request.user, case.reference, n["reference"], n["pk"]
             )
     derivatives = reads.derivative_kinds(item)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 from django.core.exceptions import ValidationError
-from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language_bidi
@@ -21,12 +20,11 @@ from casefiles.models import Case
 from casefiles.paging import Key, Keyset, list_query
 from evidence.models import EvidenceItem
 from legal.models import LegalElement
-from people.models import CaseRole, Person, Testimony
+from people.models import Testimony
 
-from . import casemap, timeline
+from . import casemap, reads, timeline
 from .filters import IncidentFilter
 from .forms import ActForm, IncidentForm, LinkForm, PerpetratorForm, TimelineForm
-from .models import Act, Incident, Link, Perpetrator
 from .services import incidents as services
 
 INCIDENT_PAGES = Keyset(Key("reference"), size=50)
@@ -44,16 +42,12 @@ EDITABLE = (
 
 def _incident(request: HttpRequest, ref: str, incident_ref: str, action: str = Action.VIEW_CASE):
     case = get_case_for_user(request.user, ref, action)
-    incidents = Incident.objects.visible_to(request.user).filter(case=case)
-    incident = get_object_or_404(incidents.select_related("place"), reference=incident_ref)
-    incident.case = case  # the one carrying the viewer's role
-    return case, incident
+    return case, reads.get_incident_for_user(request.user, case, incident_ref)
 
 
 def _people(request: HttpRequest, case: Case):
     """The people of the case, by pseudonym, as a form offers them."""
-    in_case = CaseRole.objects.visible_to(request.user).filter(case=case).values("person_id")
-    return Person.objects.visible_to(request.user).filter(pk__in=in_case).order_by("code")
+    return reads.people_offered(request.user, case)
 
 
 def _form_page(request, case, form, title, back, status=200, incident=None):
@@ -68,7 +62,7 @@ def _form_page(request, case, form, title, back, status=200, incident=None):
 @require_GET
 def incident_list(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    incidents = Incident.objects.visible_to(request.user).filter(case=case).select_related("place")
+    incidents = reads.incidents_in(request.user, case).select_related("place")
     filterset = IncidentFilter(request.GET, queryset=incidents)
     valid = filterset.is_valid()
     query = list_query(request)
@@ -101,21 +95,9 @@ def _number(value: str | None) -> int | None:
 @require_GET
 def incident_detail(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
     case, incident = _incident(request, ref, incident_ref)
-    acts = (
-        Act.objects.visible_to(request.user)
-        .filter(incident=incident)
-        .select_related("victim", "act_type", "method")
-        .prefetch_related(
-            Prefetch(
-                "perpetrators",
-                queryset=Perpetrator.objects.select_related("unit", "person", "involvement"),
-            )
-        )
-        .order_by("pk")
-    )
+    acts = reads.acts_shown(request.user, incident)
     links = (
-        Link.objects.visible_to(request.user)
-        .filter(incident=incident)
+        reads.links_of(request.user, incident)
         .select_related("item", "testimony", "element")
         .order_by("pk")
     )
@@ -209,10 +191,7 @@ def act_add(request: HttpRequest, ref: str, incident_ref: str) -> HttpResponse:
 
 def _act(request: HttpRequest, ref: str, incident_ref: str, act_id: int):
     case, incident = _incident(request, ref, incident_ref, Action.ADD_PEOPLE)
-    acts = Act.objects.visible_to(request.user).filter(incident=incident)
-    act = get_object_or_404(acts, pk=act_id)
-    act.incident = incident
-    return case, incident, act
+    return case, incident, reads.get_act_for_user(request.user, incident, act_id)
 
 
 @once.creates
@@ -245,18 +224,10 @@ def _record(request: HttpRequest, case: Case, text: str) -> EvidenceItem | Testi
     """The record a link names: a testimony (T-0001), a legal element's code, or an
     evidence item's reference; ValidationError for none of the case's."""
     text = text.strip()
-    if m := re.fullmatch(r"[Tt]-?0*([0-9]{1,9})", text):
-        testimony = (
-            Testimony.objects.visible_to(request.user).filter(case=case, pk=int(m[1])).first()
-        )
-        if testimony is not None:
-            return testimony
-    element = LegalElement.objects.filter(code=text).first()
-    if element is not None:
-        return element
-    item = EvidenceItem.objects.visible_to(request.user).filter(case=case, reference=text).first()
-    if item is not None:
-        return item
+    m = re.fullmatch(r"[Tt]-?0*([0-9]{1,9})", text)
+    record = reads.record_named(request.user, case, testimony=int(m[1]) if m else None, text=text)
+    if record is not None:
+        return record
     raise ValidationError(
         {"record": _("No item, testimony or legal element of this case is %s.") % text}
     )
@@ -285,8 +256,7 @@ def link_remove(
     request: HttpRequest, ref: str, incident_ref: str, incident_link_id: int
 ) -> HttpResponse:
     _, incident = _incident(request, ref, incident_ref, Action.ADD_PEOPLE)
-    links = Link.objects.visible_to(request.user).filter(incident=incident)
-    link = get_object_or_404(links, pk=incident_link_id)
+    link = get_object_or_404(reads.links_of(request.user, incident), pk=incident_link_id)
     link.incident = incident
     if request.method != "POST":
         return HttpResponseNotAllowed(["POST"])

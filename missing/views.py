@@ -22,11 +22,11 @@ from casefiles.forms import form_errors
 from casefiles.paging import Key, Keyset, number
 from evidence import graphic
 from evidence.views import thumbnail_url
-from people.models import CaseRole, Person, RoleKind
 from people.services import SealedValueBroken
 
+from . import reads
 from .forms import IdentifyForm, ProfileForm, SessionForm, StatusForm
-from .models import Antemortem, Candidate, Profile, Session
+from .models import Antemortem, Candidate, Session
 from .services import missing as services
 
 # A session's photos, in the order they were prepared (1, 2, 3, … with no gap), a page
@@ -45,41 +45,19 @@ def _seal_broken_message() -> str:
 
 def _person(request: HttpRequest, ref: str, code: str):
     case = get_case_for_user(request.user, ref)
-    in_case = CaseRole.objects.filter(case=case).values("person_id")
-    person = get_object_or_404(
-        Person.objects.visible_to(request.user).filter(pk__in=in_case), code=code
-    )
-    return case, person
+    return case, reads.get_person_for_user(request.user, case, code)
 
 
 def _profile(request: HttpRequest, ref: str, code: str):
     case, person = _person(request, ref, code)
-    profile = (
-        Profile.objects.visible_to(request.user)
-        .filter(case=case, person=person)
-        .select_related("last_seen_place", "facility")
-        .first()
-    )
-    if profile is not None:
-        profile.person = person  # its status is the person's
-    return case, person, profile
+    return case, person, reads.profile_of(request.user, case, person)
 
 
 @require_GET
 def missing_list(request: HttpRequest, ref: str) -> HttpResponse:
     case = get_case_for_user(request.user, ref)
-    profiles = list(
-        Profile.objects.visible_to(request.user)
-        .filter(case=case)
-        .select_related("person", "last_seen_place")
-        .order_by("person__code")
-    )
-    victims = (
-        CaseRole.objects.filter(case=case, role=RoleKind.VICTIM)
-        .exclude(person__antemortem_profile__isnull=False)
-        .values("person_id")
-    )
-    without = list(Person.objects.visible_to(request.user).filter(pk__in=victims).order_by("code"))
+    profiles = reads.profiles_in(request.user, case)
+    without = reads.victims_without_profile(request.user, case)
     audit.record(request.user, "missing.list", case=case, people=[p.person.code for p in profiles])
     return render(
         request, "missing/list.html", {"case": case, "profiles": profiles, "without": without}
@@ -212,8 +190,7 @@ def session_create(request: HttpRequest, ref: str, code: str) -> HttpResponse:
         raise PermissionDenied(refusal)
     if profile is None:
         raise Http404
-    in_case = CaseRole.objects.filter(case=case).exclude(person=person).values("person_id")
-    people = Person.objects.filter(pk__in=in_case).order_by("code")
+    people = reads.others_in_case(case, person)
     if request.method == "POST":
         form = SessionForm(request.POST, people=people)
         if form.is_valid():
@@ -254,12 +231,7 @@ def _session(request: HttpRequest, ref: str, session_id: int):
     actor = account_of(request)
     if refusal := services.lead_refusal(actor, case):
         raise PermissionDenied(refusal)
-    session = get_object_or_404(
-        Session.objects.visible_to(request.user)
-        .filter(case=case)
-        .select_related("profile__person", "family_member", "facility"),
-        pk=session_id,
-    )
+    session = reads.get_session_for_user(request.user, case, session_id)
     return case, actor, session
 
 

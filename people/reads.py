@@ -72,7 +72,7 @@ def relations_of(user: User | None, case: Case, person: Person) -> QuerySet:
     )
 
 
-def consents_of(user: User | None, case: Case, person: Person) -> QuerySet:
+def consents_of(user: User | None, case: Case, person: Person) -> QuerySet[Consent]:
     return Consent.objects.visible_to(user).filter(person=person, case=case)
 
 

@@ -5,20 +5,20 @@ signed-in user (no case content is here)."""
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from casefiles.paging import Key, Keyset, list_query
 
+from . import reads
 from .filters import PlaceFilter
-from .models import Place
 
 PLACE_PAGES = Keyset(Key("code"), size=50)
 
 
 @require_GET
 def place_list(request: HttpRequest) -> HttpResponse:
-    places = Place.objects.select_related("parent")
+    places = reads.places()
     filterset = PlaceFilter(request.GET, queryset=places)
     valid = filterset.is_valid()
     query = list_query(request)
@@ -34,9 +34,7 @@ def place_list(request: HttpRequest) -> HttpResponse:
 @require_GET
 def place_detail(request: HttpRequest, code: str) -> HttpResponse:
     # At most four places above a facility: read with it, in one query.
-    place = get_object_or_404(
-        Place.objects.select_related("parent__parent__parent__parent"), code=code
-    )
+    place = reads.get_place(code)
     return render(
         request,
         "places/place_detail.html",

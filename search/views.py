@@ -14,11 +14,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from casefiles.access import account_of
-from casefiles.models import Case
 
-from . import kept
+from . import kept, reads
 from .forms import SearchForm
-from .query import Results, search
+from .reads import Results, search
 
 
 @require_http_methods(["GET", "POST"])
@@ -38,7 +37,7 @@ def search_page(request: HttpRequest) -> HttpResponse:
         )
         return redirect("search:search")
     user = account_of(request)
-    cases = {c.reference: c for c in Case.objects.visible_to(user).order_by("reference")}
+    cases = reads.cases_to_search(user)
     choices = [(ref, f"{ref} · {c.title}") for ref, c in cases.items()]
     notice = ""
     if request.method == "POST":

@@ -193,14 +193,33 @@ def _globbed_view_modules() -> set[str]:
     return found
 
 
+_SHORTCUTS = ("get_object_or_404", "get_list_or_404")
+
+
 def manager_uses(source: str) -> list[str]:
-    """Each ``X.objects`` / ``X._default_manager`` / ``X._base_manager`` in ``source``."""
-    return [
-        f"line {node.lineno}: {ast.unparse(node)}"
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Attribute)
-        and node.attr in ("objects", "_default_manager", "_base_manager")
-    ]
+    """Each ``X.objects`` / ``X._default_manager`` / ``X._base_manager`` in ``source``, and
+    each shortcut handed a model rather than a queryset (it reads through the model's
+    default manager: ``get_object_or_404(Case, ...)``, ``get_object_or_404(get_user_model())``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in (
+            "objects",
+            "_default_manager",
+            "_base_manager",
+        ):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _SHORTCUTS
+            and node.args
+        ):
+            model = node.args[0]
+            if (isinstance(model, ast.Name) and model.id[:1].isupper()) or (
+                isinstance(model, ast.Call) and ast.unparse(model.func) == "get_user_model"
+            ):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
 
 
 def test_the_walk_finds_the_views_and_the_check_finds_a_manager():
@@ -209,6 +228,9 @@ def test_the_walk_finds_the_views_and_the_check_finds_a_manager():
     assert "evidence.views" in _globbed_view_modules()
     assert manager_uses("items = EvidenceItem.objects.visible_to(user)")
     assert manager_uses("get_user_model()._default_manager.all()")
+    assert manager_uses("case = get_object_or_404(Case, reference=ref)")
+    assert manager_uses("subject = get_object_or_404(get_user_model(), pk=pk)")
+    assert not manager_uses("get_object_or_404(reads.links_of(user, incident), pk=pk)")
     assert not manager_uses("items = reads.readable_by(user, case)")
 
 
