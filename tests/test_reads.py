@@ -244,3 +244,30 @@ def test_no_view_reads_through_a_model_manager():
         if uses := manager_uses(source):
             found[name] = uses
     assert not found, f"read through the app's reads module instead: {found}"
+
+
+def _name(f) -> str:
+    return f"{f.__module__}.{f.__qualname__}"
+
+
+def test_every_registered_panel_filter_kind_sealed_column_and_hook_is_documented():
+    """docs/reads.md lists the app registries in one place: it names what is registered."""
+    from casefiles import audit, panels, reviewing
+    from evidence import filters
+    from evidence import hooks as evidence_hooks
+    from people import hooks as people_hooks
+    from people import sealed
+    from search import kinds
+
+    doc = (ROOT / "docs" / "reads.md").read_text()
+    registered = [f"`{slot}`" for slot in panels._slots]
+    registered += [_name(r) for slot in panels._slots for r in panels.panels_for(slot)]
+    registered += [_name(make) for make, _content in filters._extra_filters]
+    registered += [f"`{kind.name}`" for kind in kinds.kinds()]
+    for columns in sealed.registered():
+        registered += [f"`{columns.model.__name__}`", *(f"`{c}`" for c in columns.columns)]
+    hooks = evidence_hooks._positions_hooks + people_hooks._status_hooks
+    registered += [_name(f) for f in [*hooks, *reviewing._reopeners, *audit._followers]]
+    assert len(registered) > 40
+    missing = [name for name in registered if name not in doc]
+    assert not missing, f"add them to docs/reads.md: {missing}"
