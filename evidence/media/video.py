@@ -33,6 +33,14 @@ END_WINDOW_S = 3.0  # how far before its declared end a stream is read, to see i
 END_SLACK_S = 1.0  # its data may end this much before its declared length
 _LENGTH_DECLARED = ("mp3",)  # demuxers whose length comes from a header, not the size
 
+# The demuxers a recording is read with (FFmpeg's names): those of the containers phones,
+# cameras, recorders and CCTV exports write. A picture, a playlist or anything else FFmpeg
+# could open is not handed to its demuxer.
+DEMUXERS = ",".join(
+    ("mov", "matroska", "webm", "avi", "mp3", "aac", "amr", "amrnb", "amrwb", "wav", "w64",
+     "ogg", "flac", "mpegts", "mpeg", "flv", "asf", "caf", "aiff", "h264", "hevc", "m4v")
+)  # fmt: skip
+
 # Where each fact is written, most telling first (Apple's keys, then QuickTime's
 # user data as FFmpeg names it, then Android's).
 _POSITION_KEYS = ("com.apple.quicktime.location.ISO6709", "location", "location-eng")
@@ -188,7 +196,7 @@ def describe_video(source: str | BinaryIO) -> VideoDescription:
         desc.problem("truncated", f"its container could not be read to the end: {exc}")
     source.seek(0)
     try:
-        container = av.open(source, "r")
+        container = av.open(source, "r", options={"format_whitelist": DEMUXERS})
     except (av.error.FFmpegError, ValueError, OSError) as exc:
         desc.problem("no_decodable_stream", f"FFmpeg cannot read it as a recording: {_why(exc)}")
         return desc
