@@ -11,6 +11,7 @@ processes run it (``describe_recording``).
 
 from __future__ import annotations
 
+import errno
 import io
 import math
 from dataclasses import asdict, dataclass, field
@@ -198,7 +199,11 @@ def describe_video(source: str | BinaryIO) -> VideoDescription:
     try:
         container = av.open(source, "r", options={"format_whitelist": DEMUXERS})
     except (av.error.FFmpegError, ValueError, OSError) as exc:
-        desc.problem("no_decodable_stream", f"FFmpeg cannot read it as a recording: {_why(exc)}")
+        if getattr(exc, "errno", None) == errno.EINVAL:  # refused by DEMUXERS
+            why = "its content is in none of the containers recordings are read from"
+        else:
+            why = f"FFmpeg cannot read it as a recording: {_why(exc)}"
+        desc.problem("no_decodable_stream", why)
         return desc
     with container:
         _read_container(container, desc)
