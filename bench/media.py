@@ -104,9 +104,10 @@ def _clip(path: Path, size: tuple[int, int], seconds: int, seed: int, workdir: P
     else:
         tags = {"location": f"{lat:+08.4f}{lon:+09.4f}/", "creation_time": f"{day}Z"}
         fmt, options = "mp4", {}
-    with av.open(str(workdir / f"template-{size[1]}p.mp4")) as src, av.open(
-        str(path), "w", format=fmt, options=options
-    ) as out:
+    with (
+        av.open(str(workdir / f"template-{size[1]}p.mp4")) as src,
+        av.open(str(path), "w", format=fmt, options=options) as out,
+    ):
         out.metadata.update(tags)
         v = out.add_stream_from_template(src.streams.video[0])
         a = out.add_stream_from_template(src.streams.audio[0])
@@ -215,8 +216,9 @@ def main() -> None:
     for path in clips[:3]:
         d = describe_video(str(path))
         v = d.main_video
-        print(f"  {path.name}: {d.duration_s} s, {v.display_width}x{v.display_height}, "
-              f"{d.make or '-'} {d.model or '-'}, {d.gps}, {d.created_at}, {d.problems}")  # fmt: skip
+        shown = f"{v.display_width}x{v.display_height}" if v else "-"
+        print(f"  {path.name}: {d.duration_s} s, {shown}, {d.make or '-'} {d.model or '-'}, "
+              f"{d.gps}, {d.created_at}, {d.problems}")  # fmt: skip
     floor_s = best(args.repeat, clips, floor)
     describe_s = best(args.repeat, clips, lambda p: describe_video(str(p)))
     ratio = describe_s / floor_s

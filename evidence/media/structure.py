@@ -34,9 +34,7 @@ def cut_short(fh: BinaryIO, size: int) -> str | None:
     if head[:4] == b"RIFF":
         declared = int.from_bytes(head[4:8], "little")
         if declared not in (0, 0xFFFFFFFF) and 8 + declared > size:  # 0, ~0: left unset
-            return (
-                f"its RIFF header declares {8 + declared:,} bytes, the file has {size:,}"
-            )
+            return f"its RIFF header declares {8 + declared:,} bytes, the file has {size:,}"
     return None
 
 

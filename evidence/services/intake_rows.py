@@ -14,8 +14,8 @@ from casefiles.bulk import insert_rows
 from ..custody_events import record_custody
 from ..hooks import positions_recorded_within
 from ..imaging import TOOL
-from ..media import recorded_day
 from ..intake.payload import IntakeResult
+from ..media import recorded_day
 from ..models import (
     CustodyEvent,
     Derivative,

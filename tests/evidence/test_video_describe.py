@@ -7,9 +7,9 @@ import io
 import json
 import math
 import struct
-from fractions import Fraction
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import av
@@ -158,7 +158,8 @@ def test_a_phone_mov_gives_its_clock_device_position_rotation_and_streams(tmp_pa
     assert (video.rotation, video.display_width, video.display_height) == (90, 108, 192)
     assert video.frame_rate == 10.0 and video.frames == 20 and video.decoded
     assert video.bit_rate and video.pixel_format == "yuv420p"
-    assert (audio.type, audio.codec, audio.channels, audio.sample_rate) == ("audio", "aac", 2, 48000)
+    assert (audio.type, audio.codec) == ("audio", "aac")
+    assert (audio.channels, audio.sample_rate) == (2, 48000)
     assert audio.channel_layout == "stereo" and audio.decoded and audio.bit_rate
 
 

@@ -67,9 +67,7 @@ def test_a_phone_video_is_stored_described_and_placed(cast, tmp_path, monkeypatc
     assert location.town_key == "harasta" and location.facility.code == "SY-FAC-HARASTA"
 
 
-def test_a_video_s_place_and_day_show_in_the_gallery_timeline_and_item_page(
-    client, cast, tmp_path
-):
+def test_a_video_s_place_and_day_show_in_the_gallery_timeline_and_item_page(client, cast, tmp_path):
     batch = take_in(
         cast.case, cast.investigator, {"IMG_0042.MOV": _phone_video(tmp_path)}, tmp_path / "m"
     )
