@@ -84,9 +84,6 @@ def _vint(fh: BinaryIO) -> tuple[int, int] | None:
     return value, length
 
 
-_UNKNOWN = {(1 << (7 * n)) - 1 for n in range(1, 9)}  # "size unknown" (live writers)
-
-
 def _matroska(fh: BinaryIO, size: int) -> str | None:
     fh.seek(4)
     header = _vint(fh)  # the EBML header's size
@@ -101,7 +98,7 @@ def _matroska(fh: BinaryIO, size: int) -> str | None:
         return "its Segment's size is cut"
     value, length = declared
     start = offset + 4 + length
-    if value in _UNKNOWN and value == (1 << (7 * length)) - 1:
+    if value == (1 << (7 * length)) - 1:  # all ones: "size unknown" (a live writer's)
         return None
     if start + value > size:
         return f"its Segment declares {start + value:,} bytes, the file has {size:,}"
