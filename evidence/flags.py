@@ -28,6 +28,9 @@ FLAG_LABELS: dict[str, Promise] = {
     "filename_not_utf8": _("Its name is not UTF-8 (shown with escapes)."),
     "filename_encoding_unknown": _("Its name's encoding is unknown."),
     "manifest_mismatch": _("Differs from the custodian's checksum list."),
+    "truncated": _("Cut short: shorter than its container says (stored as read)."),
+    "no_decodable_stream": _("No video or audio in it could be decoded (stored and hashed)."),
+    "stream_undecodable": _("One of its streams could not be decoded."),
 }
 
 

@@ -26,6 +26,7 @@ from PIL import Image
 from evidence.originals import CHUNK, WriteOnceStore, original_key
 
 from ..imaging import DECODABLE, decode_image
+from ..media.video import describe_recording
 from ..names import bidi_flag
 from .payload import IntakeResult, SourceFile
 from .sniffing import SNIFF_BYTES, extension_conflict, kind_of, sniff
@@ -231,6 +232,7 @@ STEPS: tuple[tuple[str, Callable[[FileWork], None]], ...] = (
     ("check empty", check_empty),
     ("check extension", check_extension),
     ("decode picture", decode_picture),
+    ("describe recording", describe_recording),
 )
 
 

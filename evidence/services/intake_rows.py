@@ -13,8 +13,9 @@ from casefiles.bulk import insert_rows
 
 from ..custody_events import record_custody
 from ..hooks import positions_recorded_within
-from ..imaging import TOOL, taken_date
+from ..imaging import TOOL
 from ..intake.payload import IntakeResult
+from ..media import recorded_day
 from ..models import (
     CustodyEvent,
     Derivative,
@@ -197,7 +198,7 @@ def _write_results(
                 camera_make=r.camera_make,
                 camera_model=r.camera_model,
                 taken_at=r.taken_at,
-                taken_date=taken_date(r.taken_at) if r.taken_at else None,
+                taken_date=recorded_day(r.taken_at) if r.taken_at else None,
                 gps_latitude=Decimal(str(r.gps[0])) if r.gps else None,
                 gps_longitude=Decimal(str(r.gps[1])) if r.gps else None,
                 orientation=r.orientation,
