@@ -18,7 +18,6 @@ from casefiles import checkpoints
 from casefiles.models import AuditCheckpoint, AuditEntry
 from casefiles.services.checkpoints import publish_audit_checkpoint
 
-from .exporting import _Tree
 from .models import Package
 
 
@@ -43,8 +42,35 @@ def package_checkpoint(needed: int) -> AuditCheckpoint:
     return row
 
 
-class Tree(_Tree):
-    """Inclusion and consistency proofs (RFC 9162) over one tree of leaves."""
+class Tree:
+    """Inclusion and consistency proofs (RFC 9162) over one tree of leaves, for many
+    leaves at once: each subtree hashed once."""
+
+    def __init__(self, leaves: Sequence[bytes]) -> None:
+        self.leaves = leaves
+        self.memo: dict[tuple[int, int], bytes] = {}
+
+    def mth(self, lo: int, hi: int) -> bytes:
+        key = (lo, hi)
+        if key not in self.memo:
+            if hi - lo == 1:
+                self.memo[key] = checkpoints.leaf_hash(self.leaves[lo])
+            else:
+                k = 1 << ((hi - lo - 1).bit_length() - 1)
+                self.memo[key] = checkpoints.node_hash(self.mth(lo, lo + k), self.mth(lo + k, hi))
+        return self.memo[key]
+
+    def proof(self, index: int, size: int) -> list[bytes]:
+        path, lo, hi = [], 0, size
+        while hi - lo > 1:
+            k = 1 << ((hi - lo - 1).bit_length() - 1)
+            if index < lo + k:
+                path.append(self.mth(lo + k, hi))
+                hi = lo + k
+            else:
+                path.append(self.mth(lo, lo + k))
+                lo += k
+        return path[::-1]
 
     def consistency(self, old: int, new: int) -> list[bytes]:
         if not 0 < old <= new <= len(self.leaves):

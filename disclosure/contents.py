@@ -8,29 +8,23 @@ and the build (which checks them again): ``review``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import product
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Max, QuerySet
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from evidence.models import EvidenceItem, Identification
 from legal.models import ElementLink, Stance
 from legal.services.bulk import targets
-from people.arabic import normalise
-from people.crypto import blind_index
-from people.models import CODE_PREFIXES, Consent, ConsentScope, NameDigest, Person, Testimony
+from people.models import Consent, ConsentScope, Person, Testimony
 from people.protection import withheld_testimonies
 from people.services import consent_in_force
-from search.models import NameKey
-from search.names import part_keys
-from search.names_index import digest as name_key
 
 from .models import NAMEABLE_FIELDS, Package, Redaction
+from .protected import ACQUIRED_FROM, AS_RECORDED, EXIF, FieldMatch, Protected
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -57,180 +51,37 @@ def parse_chosen(text: str) -> list[str]:
     return list(dict.fromkeys(refs))
 
 
-# A whole item's fields that could name who it shows, who gave it or whose it was (a
-# folder named after a family, a phone's owner in the medium's description): each is
-# checked against the case's protected people, by the blind indexes of their names and
-# by their codes. A field that names one is withheld (``exporting.WITHHELD_PROTECTED``)
-# unless the approver keeps it, with a reason. "exif" is the original's own EXIF text
-# (make, model, software): it goes inside the file, byte for byte, so it cannot be
-# withheld: the approval needs it kept, with a reason, or the item out of the selection.
-CHECKED_FIELDS = {
-    "title": gettext_lazy("title"),
-    "original_filename": gettext_lazy("file name"),
-    "original_path": gettext_lazy("path on the medium"),
-    "camera": gettext_lazy("camera"),
-    "medium": gettext_lazy("medium"),
-    "acquisition_method": gettext_lazy("acquisition method"),
-    "exif": gettext_lazy("the file's own EXIF text"),
-}
-EXIF = "exif"
-_EXIF_NOT_TEXT = ("DateTime", "Offset", "GPS", "Orientation")
-_TOKEN = re.compile(r"[^\W_]+")
-# Particles of names, never a name on their own: "al" or "Abu" meets half the case.
-_PARTICLES = frozenset(
-    "al el ul ad ar as at az an ash abu abo umm um bin ibn bint abd abdel abdul "
-    "ال ابو ام بن بنت ابن عبد".split()
-)
-_PREFIXES = "".join(sorted(set(CODE_PREFIXES.values())))
-_CODE = re.compile(rf"(?<![A-Za-z0-9])([{_PREFIXES}])-(\d{{4,}})(?!\d)", re.IGNORECASE)
-MAX_NGRAM = 4
-
-
-@dataclass(frozen=True)
-class FieldMatch:
-    """A field of a whole item that names a protected person (``by`` "name" or "code")."""
-
-    field: str
-    person: object  # the person's pk
-    code: str
-    why: str
-    by: str
-
-    @property
-    def label(self) -> str:
-        return str(CHECKED_FIELDS[self.field])
-
-    @property
-    def key(self) -> str:
-        return self.field
-
-
-def checked_values(item: EvidenceItem) -> dict[str, list[str]]:
-    """The text of each of ``CHECKED_FIELDS`` of an item, as stored."""
-    p = getattr(item, "provenance", None)
-    exif = []
-    if p is not None:
-        for name, value in sorted((p.metadata or {}).items()):
-            if isinstance(value, str) and not name.startswith(_EXIF_NOT_TEXT):
-                exif.append(value)
-    return {
-        "title": [item.title],
-        "original_filename": [item.original_filename],
-        "original_path": [item.original_path],
-        "camera": [p.camera_make, p.camera_model] if p else [],
-        "medium": [p.medium, p.medium_serial] if p else [],
-        "acquisition_method": [p.method] if p else [],
-        EXIF: exif,
-    }
-
-
-def _ngrams(tokens: list[str]) -> Iterator[str]:
-    """Runs of up to ``MAX_NGRAM`` tokens, joined by a space or a hyphen as a name is."""
-    for n in range(1, MAX_NGRAM + 1):
-        for i in range(len(tokens) - n + 1):
-            gram = tokens[i : i + n]
-            if any(t.isdigit() for t in gram):
-                continue
-            for seps in product((" ", "-"), repeat=n - 1):
-                yield "".join(t + s for t, s in zip(gram, (*seps, ""), strict=True))
-
-
-def text_digests(text: str) -> tuple[set[str], set[str]]:
-    """What a text is looked up by: the exact-name digests (``people.crypto.blind_index``)
-    of its normalised tokens and token runs, and the name-key digests (search's
-    ``w:`` word and ``k:`` Latin key of each token that could be a part of a name)."""
-    tokens = _TOKEN.findall(normalise(text))
-    exact = {d for d in map(blind_index, _ngrams(tokens)) if d}
-    keys: set[str] = set()
-    for token in tokens:
-        if token.isdigit() or token in _PARTICLES or len(token) < 3:
-            continue
-        keys.add(name_key("w:" + token))
-        if len(token) >= 4:
-            for found in part_keys(token):
-                keys.update(name_key("k:" + k) for k in found)
-    return exact, keys
-
-
-class Protected:
-    """The case's people whose names and codes a package must not give away: under High
-    or Critical protection, or whose consent does not cover the purpose (for sharing, the
-    recipient); with the digests of their names, read once (four queries)."""
-
-    def __init__(self, case: Case, purpose: str, recipient: str, consents: Consents) -> None:
-        people = Person.objects.filter(Q(case=case) | Q(case_roles__case=case)).distinct()
-        self.people: dict[object, tuple[Person, str]] = {}
-        self.refused: set[object] = set()  # whose consent does not cover the purpose
-        for person in people.order_by("code"):
-            if consents.refusal(person, purpose, recipient):
-                self.refused.add(person.pk)
-            if person.protection_level != Person.Protection.STANDARD:
-                why = _("%(level)s protection") % {"level": person.get_protection_level_display()}
-            elif refusal := consents.refusal(person, purpose, recipient):
-                why = refusal
-            else:
-                continue
-            self.people[person.pk] = (person, why)
-        self.by_code = {person.code.upper(): pk for pk, (person, _w) in self.people.items()}
-        self.exact: dict[str, set[object]] = {}
-        self.keys: dict[str, set[object]] = {}
-        pks: list[Any] = list(self.people)
-        for model, into in ((NameDigest, self.exact), (NameKey, self.keys)):
-            for pk, d in model.objects.filter(person__in=pks).values_list("person_id", "digest"):
-                into.setdefault(d, set()).add(pk)
-        self._seen: dict[str, list[tuple[object, str]]] = {}
-
-    def unconsented(self, pk: object) -> bool:
-        """Under High or Critical protection, and no consent for the purpose: the
-        package names them by no code (``exporting.NEUTRAL``)."""
-        person = self.people[pk][0] if pk in self.people else None
-        return (
-            person is not None
-            and pk in self.refused
-            and (person.protection_level != Person.Protection.STANDARD)
+def as_recorded_refusal(found: Review, kept: dict[str, dict[str, str]]) -> str | None:
+    """Why the package may not go, when a whole item's field that goes as recorded (the
+    EXIF text, "acquired from") names a protected person and was not kept with a reason
+    (``kept``: ``{item pk: {field: reason}}``); else None. The approval asks it of the
+    preview, the build again of what the case holds then."""
+    unkept: dict[str, list[str]] = {}
+    for line, m in found.matches:
+        if m.field in AS_RECORDED and m.field not in kept.get(str(line.pk), {}):
+            unkept.setdefault(m.field, [])
+            if line.ref not in unkept[m.field]:
+                unkept[m.field].append(line.ref)
+    said = []
+    if EXIF in unkept:
+        said.append(
+            _(
+                "The file itself names a protected person in its EXIF text (%(refs)s), which "
+                "goes with the file: keep it, with a reason, or refuse the package and ask "
+                "again without the item."
+            )
+            % {"refs": ", ".join(unkept[EXIF])}
         )
-
-    def unconsented_codes(self) -> set[str]:
-        return {self.people[pk][0].code.upper() for pk in self.people if self.unconsented(pk)}
-
-    def named_in(self, text: str) -> list[tuple[object, str]]:
-        """(person, "name" or "code") of each protected person ``text`` names."""
-        if not text or not self.people:
-            return []
-        if text not in self._seen:
-            exact, keys = text_digests(text)
-            found: dict[object, str] = {}
-            for d in exact:
-                found.update(dict.fromkeys(self.exact.get(d, ()), "name"))
-            for d in keys:
-                found.update(dict.fromkeys(self.keys.get(d, ()), "name"))
-            for prefix, number in _CODE.findall(text):
-                pk = self.by_code.get(f"{prefix}-{number}".upper())
-                if pk is not None:
-                    found.setdefault(pk, "code")
-            self._seen[text] = sorted(found.items(), key=lambda kv: self.people[kv[0]][0].code)
-        return self._seen[text]
-
-    def matches(self, item: EvidenceItem) -> list[FieldMatch]:
-        """Each field of ``item`` that names a protected person, and whom."""
-        out: dict[tuple[str, object], FieldMatch] = {}
-        for name, texts in checked_values(item).items():
-            for text in texts:
-                for pk, by in self.named_in(text):
-                    person, why = self.people[pk]
-                    key = (name, pk)
-                    if key not in out or (by == "name" and out[key].by == "code"):
-                        out[key] = FieldMatch(name, pk, person.code, why, by)
-        return [
-            out[k]
-            for k in sorted(out, key=lambda k: (list(CHECKED_FIELDS).index(k[0]), out[k].code))
-        ]
-
-
-def shielded(matches: Iterable[FieldMatch], kept: Iterable[str] = ()) -> list[str]:
-    """The row fields withheld: those a match names, but the EXIF text and those kept."""
-    kept = set(kept)
-    return sorted({m.field for m in matches if m.field != EXIF and m.field not in kept})
+    if ACQUIRED_FROM in unkept:
+        said.append(
+            _(
+                "Whom it was acquired from names a protected person (%(refs)s), and goes as "
+                "recorded in the custody chain: keep it, with a reason, or refuse the package "
+                "and ask again without the item."
+            )
+            % {"refs": ", ".join(unkept[ACQUIRED_FROM])}
+        )
+    return " ".join(said) or None
 
 
 @dataclass
@@ -301,9 +152,10 @@ class Consents:
                 self._grants.setdefault(grant.person_id, []).append(grant)
         return self._grants.get(person.pk, [])
 
-    def refusal(self, person: Person, purpose: str, recipient: str) -> str | None:
-        """Why ``person`` gave no consent in force for ``purpose`` (else None); for
-        sharing, the recipient must be one of the bodies the consent names."""
+    def _refused(self, person: Person, purpose: str, recipient: str) -> str | None:
+        """How ``person`` gave no consent in force for ``purpose`` ("withdrawn",
+        "recipient" or "none"), else None; for sharing, the recipient must be one of the
+        bodies the consent names."""
         withdrawn = False
         for grant in self.grants(person):
             if purpose not in grant.scopes:
@@ -317,12 +169,35 @@ class Consents:
                 continue
             return None
         if withdrawn:
-            return _("%(code)s withdrew consent for this purpose.") % {"code": person.code}
-        if purpose == ConsentScope.SHARING:
-            return _("%(code)s gave no consent to share with this recipient.") % {
-                "code": person.code
-            }
-        return _("%(code)s gave no consent for this purpose.") % {"code": person.code}
+            return "withdrawn"
+        return "recipient" if purpose == ConsentScope.SHARING else "none"
+
+    def refusal(self, person: Person, purpose: str, recipient: str) -> str | None:
+        """Why ``person`` gave no consent in force for ``purpose`` (else None), naming
+        them by their code: for the case's members, never for a package."""
+        how = self._refused(person, purpose, recipient)
+        if how is None:
+            return None
+        said = {
+            "withdrawn": _("%(code)s withdrew consent for this purpose."),
+            "recipient": _("%(code)s gave no consent to share with this recipient."),
+            "none": _("%(code)s gave no consent for this purpose."),
+        }
+        return said[how] % {"code": person.code}
+
+    def witness_refusal(self, person: Person, purpose: str, recipient: str) -> str | None:
+        """``refusal`` of a statement's witness, in words that name no one: it goes into
+        the package (its ``left_out``), and the code of a witness whose consent does not
+        cover the purpose would tie them to the statement."""
+        how = self._refused(person, purpose, recipient)
+        if how is None:
+            return None
+        said = {
+            "withdrawn": _("The witness withdrew consent for this purpose."),
+            "recipient": _("The witness gave no consent to share with this recipient."),
+            "none": _("The witness gave no consent for this purpose."),
+        }
+        return said[how]
 
 
 def named_fields(package: Package, person: Person, consents: Consents | None = None) -> list[str]:
@@ -499,8 +374,9 @@ def review(actor: Account, package: Package) -> Review:
             continue
         if item.testimony is not None:
             witness = item.testimony.witness
-            if why := consents.refusal(witness, purpose, recipient):
+            if why := consents.witness_refusal(witness, purpose, recipient):
                 line.reason = _("Attached to a testimony: %(why)s") % {"why": why}
+                line.codes = [witness.code]  # shown beside in the preview, never packaged
                 out.refused.append(line)
                 continue
         shown = [p for p in protected.get(item.pk, []) if consents.refusal(p, purpose, recipient)]
@@ -543,8 +419,9 @@ def review(actor: Account, package: Package) -> Review:
             }
             out.not_approved.append(line)
             continue
-        if why := consents.refusal(testimony.witness, purpose, recipient):
+        if why := consents.witness_refusal(testimony.witness, purpose, recipient):
             line.reason = why
+            line.codes = [testimony.witness.code]  # shown beside in the preview only
             out.refused.append(line)
             continue
         line.redactions.append(_pseudonym_note(package, testimony.witness, _("Witness"), consents))

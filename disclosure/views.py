@@ -23,9 +23,10 @@ from evidence import reads as evidence_reads
 from people.protection import reveal_refusal
 
 from . import reads, report, services, tasks
-from .contents import EXIF, review
+from .contents import review
 from .forms import ApproveForm, ReasonForm, RequestForm, WithdrawForm
 from .models import Package
+from .protected import ACQUIRED_FROM, EXIF
 from .services.building import bag_report
 
 S = Package.Status
@@ -121,6 +122,8 @@ def _flagged(user, case: Case, package: Package, preview) -> list[dict]:
             shown = _("a protected person")
         if m.field == EXIF:
             fate = _("it is inside the file, which goes as it is: keep it, or leave the item out")
+        elif m.field == ACQUIRED_FROM and m.field not in kept.get(str(line.pk), {}):
+            fate = _("it goes as recorded in the custody chain: keep it, or leave the item out")
         elif m.field in kept.get(str(line.pk), {}):
             fate = _("kept by the approver: %(why)s") % {"why": kept[str(line.pk)][m.field]}
         else:

@@ -34,10 +34,10 @@ from evidence.models import CustodyEvent
 from evidence.services import NOTE_EXPORTED, NOTE_REDACTED_SENT
 from evidence.storage import evidence_storage
 
-from .. import anchoring, exporting, report, verifier
+from .. import anchoring, excerpt, exporting, report, verifier
 from ..bag import PROFILE_ID, REPORT, VERIFY_PY, BagWriter, TarWriter, store_once, tar_member
 from ..bag import VERIFY_TXT as VERIFY_TXT_NAME
-from ..contents import review
+from ..contents import as_recorded_refusal, review
 from ..models import Package
 from ..verify_text import VERIFY_TXT
 
@@ -106,6 +106,8 @@ def _check_again(package: Package) -> None:
     if package.decided_by is None or role_in(package.decided_by, case) != Role.LEAD:
         raise BuildRefused(_("Who approved the package is no longer a lead of this case."))
     found = review(package.requested_by, package)
+    if why := as_recorded_refusal(found, package.contents.get("kept_fields", {})):
+        raise BuildRefused(_("Changed since the approval: %(why)s") % {"why": why})
     now_in = {(line.kind, line.pk) for line in found.included}
     redacted = {str(line.pk): line.redaction for line in found.items if line.redaction}
     if redacted != package.contents.get("redacted", {}):
@@ -167,7 +169,7 @@ def _write_bag(
         statements.append((f"testimony/{row['file']}", data))
         testimony_docs.append(row)
     custody = exporting.custody_of(items)
-    entries = exporting.audit_excerpt(case, items, testimonies, custody)
+    entries = excerpt.audit_excerpt(case, items, testimonies, custody)
     checkpoint = anchoring.package_checkpoint(max((e.seq for e in entries), default=1))
     # The log's leaves, read once for every proof of the build.
     tree = anchoring.Tree(checkpoints.stored_leaves()[: checkpoint.size])
@@ -180,8 +182,8 @@ def _write_bag(
     bag.add_tag("metadata/items.json", exporting.dumps(rows))
     bag.add_tag("metadata/items.csv", exporting.items_csv(rows))
     bag.add_tag("metadata/testimonies.json", exporting.dumps(testimony_docs))
-    withheld = exporting.withheld_details(entries, items, redactions)
-    docs = [exporting.entry_doc(e, withheld.get(e.seq, "")) for e in entries]
+    withheld = excerpt.withheld_details(entries, items, redactions)
+    docs = [excerpt.entry_doc(e, withheld.get(e.seq, "")) for e in entries]
     lines = [exporting.dumps(doc).replace(b"\n", b"") for doc in docs]
     bag.add_tag("metadata/audit/entries.jsonl", b"".join(line + b"\n" for line in lines))
     bag.add_tag("metadata/audit/checkpoint.json", exporting.dumps(checkpoint_doc))

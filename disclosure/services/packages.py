@@ -17,8 +17,9 @@ from casefiles.services import one_person_refusal
 from legal.models import LegalElement, SavedSearch
 from people.models import ConsentScope
 
-from ..contents import EXIF, parse_chosen, review, shielded
+from ..contents import as_recorded_refusal, parse_chosen, review
 from ..models import NAMEABLE_FIELDS, Package
+from ..protected import shielded
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import User as Account
@@ -139,20 +140,8 @@ def _kept(found, kept_fields: dict[str, dict[str, str]] | None) -> dict[str, dic
                     {"kept_fields": _("Say why each field kept may go: %(ref)s.") % {"ref": ref}}
                 )
             kept.setdefault(str(by_ref[ref]), {})[name] = reason
-    unkept = sorted(
-        line.ref
-        for line, m in found.matches
-        if m.field == EXIF and EXIF not in kept.get(str(line.pk), {})
-    )
-    if unkept:
-        raise ValidationError(
-            _(
-                "The file itself names a protected person in its EXIF text (%(refs)s), which "
-                "goes with the file: keep it, with a reason, or refuse the package and ask "
-                "again without the item."
-            )
-            % {"refs": ", ".join(unkept)}
-        )
+    if refusal := as_recorded_refusal(found, kept):
+        raise ValidationError(refusal)
     return kept
 
 

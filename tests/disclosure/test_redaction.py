@@ -248,7 +248,7 @@ def test_the_audit_excerpt_gives_the_entries_naming_it_by_their_digest(world, id
     reason said, and their digest, from which the verifier recomputes its hash. Entries
     about the item that name none of it go whole, and still bind their custody events."""
     from casefiles import audit
-    from disclosure.exporting import WITHHELD_PERSON
+    from disclosure.excerpt import WITHHELD_PERSON
 
     bag, item = identifying.bag, identifying.item
     entries = {e["seq"]: e for e in _entries(bag)}

@@ -33,11 +33,13 @@ def test_the_preview_lists_what_goes_in_what_is_not_approved_and_what_is_refused
     assert [line.ref for line in found.items] == [photos[0].reference, photos[1].reference]
     assert [line.ref for line in found.testimonies] == [contents.testimony_ref(t["standard"])]
     assert [line.ref for line in found.not_approved] == [photos[2].reference]
-    refused = {line.ref: line.reason for line in found.refused}
+    refused = {line.ref: (line.reason, line.codes) for line in found.refused}
+    # The reason goes into the package: it names no one; the preview shows whose beside.
     assert refused == {
-        contents.testimony_ref(
-            t["critical"]
-        ): f"{world.critical.code} gave no consent for this purpose."
+        contents.testimony_ref(t["critical"]): (
+            "The witness gave no consent for this purpose.",
+            [world.critical.code],
+        )
     }
     source = found.items[0].redactions
     assert source == [f"Source shown as {world.critical.code}: Critical protection"]
@@ -256,8 +258,8 @@ def test_a_request_from_the_command_line_says_what_is_left_out_and_why_as_the_pa
     assert "Not approved in review: left out (1)" in said
     assert f"  {photos[2].reference}: Not approved in review (New)." in said
     assert "Refused: left out (1)" in said
-    refused = f"{contents.testimony_ref(critical)}: {world.critical.code} gave no consent"
-    assert f"  {refused} for this purpose." in said
+    refused = f"{contents.testimony_ref(critical)}: The witness gave no consent"
+    assert f"  {refused} for this purpose. ({world.critical.code})" in said
     # The package's page lists the same records under the same headings.
     client.force_login(world.cast.lawyer)
     page = client.get(package.get_absolute_url()).content.decode()

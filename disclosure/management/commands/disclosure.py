@@ -108,7 +108,11 @@ class Command(BaseCommand):
         said = [f"{package.code}: {len(found.included)} records go in"]
         for _key, title, lines in found.left_out:
             said.append(f"{title} ({len(lines)})")
-            said += [f"  {line.ref}: {line.reason}" for line in lines]
+            said += [
+                f"  {line.ref}: {line.reason}"
+                + (f" ({', '.join(line.codes)})" if line.codes else "")
+                for line in lines
+            ]
         for text in said:  # plain: a report, not an error
             self.stderr.write(text, style_func=lambda s: s)
 
